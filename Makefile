@@ -1,0 +1,86 @@
+# ksci — one Makefile: make, make check, make demo, make check-gpu, make install.
+# Tools are found by wildcard (tools/<name>/main.c), lib/ is one static
+# library, unit tests are tests/unit/*.c, shell tests tests/sh/t*.sh.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PREFIX  ?= /usr/local
+B       ?= build
+DATADIR ?= $(abspath data)
+CUDA    ?= /usr/local/cuda
+
+KSCI_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Ilib -DKSCI_DATADIR='"$(DATADIR)"'
+LDLIBS  = -ljansson -lcurl -lz -lm -ldl -lpthread
+
+ifdef SAN
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC  = $(wildcard lib/*.c)
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/obj/%.o)
+TOOLS    = $(notdir $(patsubst %/main.c,%,$(wildcard tools/*/main.c)))
+BINS     = $(TOOLS:%=$(B)/bin/%)
+UNIT_SRC = $(wildcard tests/unit/t_*.c)
+UNITS    = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+# CUDA pieces build only where the toolkit is installed (it is on dev machines and CI).
+HAVE_CUDA := $(shell test -f $(CUDA)/include/cuda_runtime.h && echo 1)
+CUDA_SRC  = $(wildcard lib/cuda/*.c)
+ifeq ($(HAVE_CUDA),1)
+CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools/kharness/main.c)))
+endif
+
+.PHONY: all check check-unit check-sh check-san demo check-gpu install clean lint bench
+all: $(BINS) $(CUDA_BINS)
+
+$(B)/obj/%.o: %.c $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/libksci.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/libksci.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(B)/libksci.a $(LDLIBS)
+
+# The CUDA harness: the same main with the CUDA device layer linked in.
+$(B)/obj/cuda/%.o: %.c $(wildcard lib/*.h lib/cuda/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -DKSCI_WITH_CUDA -I$(CUDA)/include -c -o $@ $<
+
+$(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(B)/libksci.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libksci.a
+	@mkdir -p $(dir $@)
+	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libksci.a $(LDLIBS)
+
+check: all $(UNITS)
+	$(MAKE) --no-print-directory SAN=1 B=$(B)/san $(B)/san/libksci.a $(UNITS:$(B)/%=$(B)/san/%) $(BINS:$(B)/%=$(B)/san/%)
+	KSCI_BUILD=$(abspath $(B)) tests/run.sh
+
+demo: all
+	pipelines/evolve.sh --task matmul --generations 6 --population 8 --archive demo/matmul.ndjson.gz
+
+check-gpu: all
+	tests/gpu/run.sh
+
+bench: all
+	bench/run.sh
+
+lint:
+	shellcheck pipelines/*.sh tests/*.sh tests/sh/*.sh scripts/*.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ksci
+	install -m 755 $(BINS) $(CUDA_BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 755 pipelines/*.sh $(DESTDIR)$(PREFIX)/bin
+	cp -r data/. $(DESTDIR)$(PREFIX)/share/ksci/
+
+clean:
+	rm -rf $(B)

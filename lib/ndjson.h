@@ -1,0 +1,36 @@
+/*
+ * ndjson: reading and writing newline-delimited JSON records.
+ *
+ * A reader reads plain or gzip input (zlib detects which; concatenated gzip
+ * members, as made by appending generations, read as one stream) and hands
+ * out one parsed line at a time with its line number, so tools can say
+ * "line 12: not JSON".  Records returned by nd_next are new references the
+ * caller owns (json_decref).  nd_write never steals the record.
+ */
+#ifndef KSCI_NDJSON_H
+#define KSCI_NDJSON_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "err.h"
+
+struct nd_reader;
+
+/* path "-" or NULL means stdin.  NULL on failure, message in errbuf. */
+struct nd_reader *nd_open(const char *path, char *errbuf);
+/* 1: *rec is a JSON object; 0: end of input; -1: this line is not a JSON
+ * object (errbuf says why; the caller reports it, the next call goes on);
+ * -2: read error (errbuf), stop. Blank lines are skipped silently. */
+int nd_next(struct nd_reader *r, json_t **rec, char *errbuf);
+/* Raw text of the last line returned by nd_next (valid until the next call). */
+const char *nd_text(const struct nd_reader *r, size_t *len);
+long nd_line(const struct nd_reader *r);
+/* The name used in messages: the path, or "<stdin>". */
+const char *nd_name(const struct nd_reader *r);
+void nd_close(struct nd_reader *r);
+
+/* One compact line + '\n', flushed so pipelines stream. -1 on write error. */
+int nd_write(FILE *out, const json_t *rec);
+
+#endif

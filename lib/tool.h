@@ -1,0 +1,35 @@
+/*
+ * tool: the record loop every ksci filter shares.
+ *
+ * tool_run reads records from each input in turn, calls the tool's function
+ * on each, and keeps the exit status of the contract in err.h: a line that is
+ * not JSON is reported with its line number and skipped (exit 1); a record
+ * the function marks bad is still written (exit 1); a write error stops
+ * everything (exit 3).  The function owns nothing: it emits (possibly
+ * several) records through tool_emit and the loop frees the input record.
+ */
+#ifndef KSCI_TOOL_H
+#define KSCI_TOOL_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct tool {
+	FILE *out;
+	const char *input; /* name of the current input, for messages */
+	long line;         /* line number of the current record */
+	int status;        /* exit code so far */
+};
+
+/* Process one record; emit what should go on.  Return 0, or 1 when the
+ * record was bad input (it should still have been emitted, marked). */
+typedef int (*tool_fn)(struct tool *t, json_t *rec, void *ctx);
+
+/* Run over paths[0..n) ("-" = stdin; n == 0 means stdin).  Returns the exit code. */
+int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx);
+/* Write rec as one line.  A failure to write is fatal (sets status 3, returns -1). */
+int tool_emit(struct tool *t, const json_t *rec);
+/* Report a problem with the current record: "prog: <input>: line N: msg". */
+void tool_warn(struct tool *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

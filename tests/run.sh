@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tests/run.sh — run every unit test (normal and ASan/UBSan builds) and every
+# shell test, count TAP results, and end with "N passed, N failed".
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${KSCI_BUILD:-$ROOT/build}
+pass=0
+fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run() { # label command...
+	local label=$1
+	shift
+	"$@" >"$log" 2>&1
+	local rc=$?
+	local p f
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1 # died before reporting a failure: count it
+		echo "not ok - $label exited $rc" >>"$log"
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$f" != 0 ]; then
+		echo "FAIL $label ($p passed, $f failed)"
+		grep -v '^ok ' "$log" | sed 's/^/    /' | head -n 60
+	else
+		echo "ok   $label ($p passed)"
+	fi
+}
+
+for t in "$B"/tests/t_*; do
+	[ -x "$t" ] && run "unit $(basename "$t")" "$t"
+done
+for t in "$B"/san/tests/t_*; do
+	[ -x "$t" ] && run "unit+asan $(basename "$t")" "$t"
+done
+for t in "$ROOT"/tests/sh/t*.sh; do
+	[ -f "$t" ] && run "sh $(basename "$t")" bash "$t"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
