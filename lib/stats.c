@@ -1,0 +1,52 @@
+/* stats: see stats.h.  SEM uses the sample standard deviation (n-1). */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int stats_summarize(const double *x, size_t n, struct stats *o)
+{
+	memset(o, 0, sizeof *o);
+	if (n == 0)
+		return -1;
+	double *s = malloc(n * sizeof *s);
+	if (!s)
+		return -1;
+	memcpy(s, x, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp);
+	o->n = n;
+	o->min = s[0];
+	o->max = s[n - 1];
+	o->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	o->mean = sum / (double)n;
+	double ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (s[i] - o->mean) * (s[i] - o->mean);
+	o->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	o->sem = o->stddev / sqrt((double)n);
+	free(s);
+	return 0;
+}
+
+double stats_geomean(const double *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double l = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0))
+			return NAN;
+		l += log(x[i]);
+	}
+	return exp(l / (double)n);
+}
