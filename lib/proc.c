@@ -1,0 +1,215 @@
+/*
+ * proc: fork/exec with pipes and a poll loop.  The parent never blocks on a
+ * child that hangs: it polls with the remaining deadline, reaps with WNOHANG,
+ * and once the direct child is gone it kills the rest of its group so that a
+ * grandchild holding the pipes open cannot stall the tool.
+ */
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double proc_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+struct cap {
+	char *buf;
+	size_t len, cap, total;
+};
+
+static void cap_add(struct cap *c, const char *p, size_t n)
+{
+	c->total += n;
+	size_t room = c->cap - c->len;
+	if (n > room)
+		n = room;
+	memcpy(c->buf + c->len, p, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+}
+
+static void set_limit(int res, rlim_t v)
+{
+	struct rlimit rl = {v, v};
+	setrlimit(res, &rl);
+}
+
+static _Noreturn void child(char *const argv[], const char *cwd, int in, int out, int err,
+			    const struct proc_limits *lim)
+{
+	setpgid(0, 0);
+	if (lim->no_network)
+		(void)unshare(CLONE_NEWNET); /* needs privilege; where refused we go on without */
+	dup2(in, 0);
+	dup2(out, 1);
+	dup2(lim->merge_stderr ? out : err, 2);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	if (cwd && chdir(cwd) != 0) {
+		dprintf(2, "cannot chdir to %s: %s\n", cwd, strerror(errno));
+		_exit(127);
+	}
+	set_limit(RLIMIT_CORE, 0);
+	if (lim->cpu_s > 0)
+		set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
+	if (lim->mem_mb > 0)
+		set_limit(RLIMIT_AS, (rlim_t)lim->mem_mb << 20);
+	if (lim->fsize_mb > 0)
+		set_limit(RLIMIT_FSIZE, (rlim_t)lim->fsize_mb << 20);
+	signal(SIGPIPE, SIG_DFL);
+	execvp(argv[0], argv);
+	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
+	     const struct proc_limits *lim, struct proc_result *r, char *errbuf)
+{
+	memset(r, 0, sizeof *r);
+	size_t capn = lim->capture ? lim->capture : (1u << 20);
+	struct cap co = {malloc(capn + 1), 0, capn, 0}, ce = {malloc(capn + 1), 0, capn, 0};
+	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	if (!co.buf || !ce.buf || pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
+		errf(errbuf, "cannot start %s: %s", argv[0], strerror(errno));
+		goto fail;
+	}
+	co.buf[0] = ce.buf[0] = '\0';
+	double t0 = proc_now();
+	pid_t pid = fork();
+	if (pid < 0) {
+		errf(errbuf, "cannot fork for %s: %s", argv[0], strerror(errno));
+		goto fail;
+	}
+	if (pid == 0)
+		child(argv, cwd, pin[0], pout[1], perr[1], lim);
+	setpgid(pid, pid); /* also in the parent: no race with an early kill */
+	close(pin[0]), close(pout[1]), close(perr[1]);
+	pin[0] = pout[1] = perr[1] = -1;
+	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	size_t in_off = 0;
+	if (in_len == 0) {
+		close(pin[1]);
+		pin[1] = -1;
+	}
+	int status = 0, reaped = 0;
+	double deadline = lim->wall_s > 0 ? t0 + lim->wall_s : 0;
+	while (!reaped || pout[0] >= 0 || perr[0] >= 0) {
+		struct pollfd fds[3];
+		int nf = 0;
+		if (pout[0] >= 0)
+			fds[nf++] = (struct pollfd){pout[0], POLLIN, 0};
+		if (perr[0] >= 0)
+			fds[nf++] = (struct pollfd){perr[0], POLLIN, 0};
+		if (pin[1] >= 0)
+			fds[nf++] = (struct pollfd){pin[1], POLLOUT, 0};
+		int wait_ms = 50;
+		if (deadline > 0 && !r->timed_out) {
+			double left = deadline - proc_now();
+			if (left <= 0) {
+				r->timed_out = 1;
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+			} else if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
+		}
+		if (nf > 0 && poll(fds, (nfds_t)nf, reaped ? 0 : wait_ms) < 0 && errno != EINTR)
+			break;
+		if (nf == 0 && !reaped)
+			usleep((useconds_t)wait_ms * 1000);
+		char buf[65536];
+		for (int i = 0; i < nf; i++) {
+			if (!fds[i].revents)
+				continue;
+			if (fds[i].fd == pin[1]) {
+				ssize_t w = write(pin[1], in + in_off, in_len - in_off);
+				if (w > 0)
+					in_off += (size_t)w;
+				if (w < 0 && errno != EAGAIN) {
+					close(pin[1]);
+					pin[1] = -1;
+				} else if (in_off == in_len) {
+					close(pin[1]);
+					pin[1] = -1;
+				}
+				continue;
+			}
+			ssize_t n = read(fds[i].fd, buf, sizeof buf);
+			if (n > 0) {
+				cap_add(fds[i].fd == pout[0] ? &co : &ce, buf, (size_t)n);
+			} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				if (fds[i].fd == pout[0])
+					close(pout[0]), pout[0] = -1;
+				else
+					close(perr[0]), perr[0] = -1;
+			}
+		}
+		if (!reaped) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid) {
+				reaped = 1;
+				r->seconds = proc_now() - t0;
+				kill(-pid, SIGKILL); /* leftovers of the group */
+			}
+		} else {
+			/* Drained what was buffered; a stray holder of the pipe is dead. */
+			if (nf == 0 || poll(fds, (nfds_t)nf, 0) == 0) {
+				if (pout[0] >= 0)
+					close(pout[0]), pout[0] = -1;
+				if (perr[0] >= 0)
+					close(perr[0]), perr[0] = -1;
+			}
+		}
+	}
+	if (pin[1] >= 0)
+		close(pin[1]);
+	if (WIFEXITED(status))
+		r->exited = 1, r->code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		r->signaled = 1, r->sig = WTERMSIG(status);
+	r->out = co.buf, r->out_len = co.len, r->out_total = co.total;
+	r->err = ce.buf, r->err_len = ce.len, r->err_total = ce.total;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (pin[i] >= 0)
+			close(pin[i]);
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	free(co.buf);
+	free(ce.buf);
+	return -1;
+}
+
+void proc_result_free(struct proc_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+void proc_describe(const struct proc_result *r, char *buf, size_t n)
+{
+	if (r->timed_out)
+		snprintf(buf, n, "timed out after %.1f s and was killed", r->seconds);
+	else if (r->signaled)
+		snprintf(buf, n, "killed by signal %d (%s)", r->sig, strsignal(r->sig));
+	else
+		snprintf(buf, n, "exit status %d", r->code);
+}

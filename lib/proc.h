@@ -1,0 +1,47 @@
+/*
+ * proc: run a program in a child process with limits — the only way ksci
+ * runs compilers and untrusted kernel code.
+ *
+ * The child gets its own process group (so everything it forks is killed
+ * with it), stdin from the given bytes, resource limits (CPU seconds, address
+ * space, file size, no core dumps) and a wall-clock deadline after which the
+ * whole group is killed with SIGKILL.  stdout and stderr are captured up to a
+ * bound each; beyond it output is read and discarded (the counts say how
+ * much).  The result's buffers belong to the caller: proc_result_free.
+ */
+#ifndef KSCI_PROC_H
+#define KSCI_PROC_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+struct proc_limits {
+	double wall_s;    /* 0: none */
+	long cpu_s;       /* RLIMIT_CPU, 0: none */
+	long mem_mb;      /* RLIMIT_AS, 0: none (CUDA needs none: it maps huge ranges) */
+	long fsize_mb;    /* RLIMIT_FSIZE, 0: none */
+	size_t capture;   /* bytes kept of stdout and of stderr each; 0: 1 MiB */
+	int no_network;   /* try a fresh network namespace (silently skipped where not allowed) */
+	int merge_stderr; /* stderr goes into the stdout capture */
+};
+
+struct proc_result {
+	int exited, code;     /* exited normally, with code */
+	int signaled, sig;    /* killed by signal sig (SIGKILL after timeout too) */
+	int timed_out;
+	double seconds;
+	char *out, *err;      /* NUL-terminated captures (never NULL after success) */
+	size_t out_len, err_len;
+	size_t out_total, err_total; /* bytes written by the child, captured or not */
+};
+
+/* 0 when the child ran (whatever its outcome); -1 if it could not be started. */
+int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
+	     const struct proc_limits *lim, struct proc_result *r, char *errbuf);
+void proc_result_free(struct proc_result *r);
+/* "killed by signal 11 (Segmentation fault)", "exit status 3", "timed out after 10.0 s". */
+void proc_describe(const struct proc_result *r, char *buf, size_t n);
+double proc_now(void);
+
+#endif
