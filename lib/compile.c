@@ -1,0 +1,413 @@
+/*
+ * compile: one cache entry is a directory <cache>/compile/<key>/ holding the
+ * source, the wrapper, result.json and (when it compiled) out.so.  The entry
+ * is built in a temporary directory and renamed into place; when two slots
+ * race, the loser discards its copy and uses the winner's.
+ */
+#include "compile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "proc.h"
+#include "rec.h"
+#include "sha256.h"
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : dflt;
+}
+
+static const char *compiler_for(const char *backend)
+{
+	if (strcmp(backend, "cuda") == 0) {
+		const char *c = getenv("KSCI_NVCC");
+		if (c && *c)
+			return c;
+		const char *home = getenv("CUDA_HOME");
+		static char buf[PATH_MAX];
+		snprintf(buf, sizeof buf, "%s/bin/nvcc", home && *home ? home : "/usr/local/cuda");
+		return buf;
+	}
+	if (strcmp(backend, "hip") == 0)
+		return env_or("KSCI_HIPCC", "hipcc");
+	return env_or("KSCI_CC", "cc");
+}
+
+/* First line of `compiler --version`, remembered per back end. */
+static const char *compiler_identity(const char *backend, char *e)
+{
+	static char ids[3][256];
+	int i = strcmp(backend, "c") == 0 ? 0 : strcmp(backend, "cuda") == 0 ? 1 : 2;
+	if (ids[i][0])
+		return ids[i];
+	char *argv[] = {(char *)compiler_for(backend), "--version", NULL};
+	struct proc_limits lim = {.wall_s = 30, .merge_stderr = 1};
+	struct proc_result r;
+	if (proc_run(argv, NULL, NULL, 0, &lim, &r, e) < 0)
+		return NULL;
+	if (!r.exited || r.code != 0) {
+		errf(e, "%s backend: compiler %s not usable (%s)", backend, argv[0],
+		     r.out_len ? strtok(r.out, "\n") : "no output");
+		proc_result_free(&r);
+		return NULL;
+	}
+	/* nvcc's useful line is the last ("Build cuda_13.0..."), others the first. */
+	char *line = r.out, *p, *last = NULL;
+	for (p = strtok(r.out, "\n"); p; p = strtok(NULL, "\n"))
+		last = p;
+	if (i == 1 && last)
+		line = last;
+	snprintf(ids[i], sizeof ids[i], "%s", line);
+	proc_result_free(&r);
+	return ids[i];
+}
+
+static void cpu_model(char *buf, size_t n)
+{
+	snprintf(buf, n, "unknown");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "model name", 10) == 0) {
+			char *c = strchr(line, ':');
+			if (c) {
+				snprintf(buf, n, "%s", c + 2);
+				buf[strcspn(buf, "\n")] = '\0';
+			}
+			break;
+		}
+	fclose(f);
+}
+
+/* argv for the back end; flags (borrowed strings) also go into *flags. */
+static int build_argv(const char *backend, const char *wrapper, const json_t *libs,
+		      const struct compile_opts *o, char **argv, int max, json_t *flags)
+{
+	static char arch[64];
+	int n = 0;
+	argv[n++] = (char *)compiler_for(backend);
+	const char *const *fl;
+	static const char *const cflags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC",
+					     "-shared", "-Wl,-Bsymbolic", NULL};
+	static const char *const cuflags[] = {"-O3", "-std=c++17", "-lineinfo", "-Xptxas", "-v", "-Xcompiler",
+					      "-fPIC", "-shared", NULL};
+	static const char *const hipflags[] = {"-O3", "-std=c++17", "-fPIC", "-shared",
+					       "-Rpass-analysis=kernel-resource-usage", NULL};
+	if (strcmp(backend, "cuda") == 0) {
+		const char *a = o->cuda_arch ? o->cuda_arch : env_or("KSCI_CUDA_ARCH", "sm_90a");
+		snprintf(arch, sizeof arch, "-arch=%s", a);
+		fl = cuflags;
+	} else if (strcmp(backend, "hip") == 0) {
+		const char *a = o->hip_arch ? o->hip_arch : env_or("KSCI_HIP_ARCH", "gfx90a");
+		snprintf(arch, sizeof arch, "--offload-arch=%s", a);
+		fl = hipflags;
+	} else {
+		arch[0] = '\0';
+		fl = cflags;
+	}
+	if (arch[0]) {
+		argv[n++] = arch;
+		json_array_append_new(flags, json_string(arch));
+	}
+	for (; *fl && n < max - 8; fl++) {
+		argv[n++] = (char *)*fl;
+		json_array_append_new(flags, json_string(*fl));
+	}
+	argv[n++] = "-o";
+	argv[n++] = "out.so";
+	argv[n++] = (char *)wrapper;
+	size_t i;
+	json_t *l;
+	json_array_foreach(libs, i, l)
+	{
+		if (json_is_string(l) && n < max - 2) {
+			argv[n++] = (char *)json_string_value(l);
+			json_array_append(flags, l);
+		}
+	}
+	if (strcmp(backend, "c") == 0 && n < max - 2) {
+		argv[n++] = "-lm";
+		json_array_append_new(flags, json_string("-lm"));
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static const char *src_name(const char *backend)
+{
+	return strcmp(backend, "cuda") == 0 ? "candidate.cu" : strcmp(backend, "hip") == 0 ? "candidate.hip" : "candidate.c";
+}
+
+static const char *wrapper_name(const char *backend)
+{
+	return strcmp(backend, "cuda") == 0 ? "ksci_wrapper.cu" : strcmp(backend, "hip") == 0 ? "ksci_wrapper.hip" : "ksci_wrapper.c";
+}
+
+/* Load a finished entry. 1 hit, 0 miss. */
+static int load_entry(const char dir[PATH_MAX - 128], struct compile_out *out)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/result.json", dir);
+	json_t *j = json_load_file(p, 0, NULL);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return 0;
+	}
+	out->ok = json_is_true(json_object_get(j, "ok"));
+	if (out->ok) {
+		snprintf(out->so, sizeof out->so, "%s/out.so", dir);
+		if (access(out->so, R_OK) != 0) {
+			json_decref(j);
+			return 0;
+		}
+	}
+	out->stage = j;
+	return 1;
+}
+
+json_t *compile_parse_ptxas(const char *log)
+{
+	json_t *ks = json_array(), *cur = NULL;
+	long maxreg = 0, maxsmem = 0, spills = 0;
+	const char *p = log;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+		char name[512];
+		long a, b, c;
+		if (sscanf(line, "ptxas info : Compiling entry function '%511[^']'", name) == 1 ||
+		    sscanf(line, "ptxas info    : Compiling entry function '%511[^']'", name) == 1) {
+			cur = json_pack("{s:s}", "name", name);
+			json_array_append_new(ks, cur);
+		} else if (cur && strstr(line, "bytes stack frame") &&
+			   sscanf(line, " %ld bytes stack frame, %ld bytes spill stores, %ld bytes spill loads", &a, &b, &c) == 3) {
+			json_object_set_new(cur, "stack_bytes", json_integer(a));
+			json_object_set_new(cur, "spill_stores", json_integer(b));
+			json_object_set_new(cur, "spill_loads", json_integer(c));
+			spills += b + c;
+		} else if (cur && (p = strstr(line, "Used ")) && sscanf(p, "Used %ld registers", &a) == 1) {
+			json_object_set_new(cur, "registers", json_integer(a));
+			if (a > maxreg)
+				maxreg = a;
+			const char *s = strstr(line, " bytes smem");
+			long sm = 0;
+			if (s) {
+				const char *q = s;
+				while (q > line && q[-1] != ' ')
+					q--;
+				while (q > line && q[-1] == ' ')
+					q--;
+				while (q > line && q[-1] != ' ')
+					q--;
+				sm = strtol(q, NULL, 10);
+			}
+			json_object_set_new(cur, "smem_bytes", json_integer(sm));
+			if (sm > maxsmem)
+				maxsmem = sm;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	if (json_array_size(ks) == 0) {
+		json_decref(ks);
+		return NULL;
+	}
+	return json_pack("{s:o, s:I, s:I, s:I}", "kernels", ks, "max_registers", (json_int_t)maxreg,
+			 "max_smem_bytes", (json_int_t)maxsmem, "spills", (json_int_t)spills);
+}
+
+json_t *compile_parse_amdgpu(const char *log)
+{
+	/* remark: <file>:L:C: Function Name: _Z6kernelPf [-Rpass-analysis=kernel-resource-usage]
+	 * remark: ...: VGPRs: 12 / SGPRs: 18 / ScratchSize [bytes/lane]: 0 / LDS Size [bytes/block]: 0 */
+	json_t *ks = json_array(), *cur = NULL;
+	long maxreg = 0, maxlds = 0, spills = 0;
+	const char *p = log;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+		const char *f;
+		char name[512];
+		long v;
+		if ((f = strstr(line, "Function Name: ")) && sscanf(f, "Function Name: %511s", name) == 1) {
+			cur = json_pack("{s:s}", "name", name);
+			json_array_append_new(ks, cur);
+		} else if (cur && (f = strstr(line, "VGPRs: ")) && sscanf(f, "VGPRs: %ld", &v) == 1) {
+			json_object_set_new(cur, "registers", json_integer(v));
+			if (v > maxreg)
+				maxreg = v;
+		} else if (cur && (f = strstr(line, "SGPRs: ")) && sscanf(f, "SGPRs: %ld", &v) == 1) {
+			json_object_set_new(cur, "sgprs", json_integer(v));
+		} else if (cur && (f = strstr(line, "ScratchSize [bytes/lane]: ")) &&
+			   sscanf(f, "ScratchSize [bytes/lane]: %ld", &v) == 1) {
+			json_object_set_new(cur, "stack_bytes", json_integer(v));
+		} else if (cur && (f = strstr(line, "LDS Size [bytes/block]: ")) &&
+			   sscanf(f, "LDS Size [bytes/block]: %ld", &v) == 1) {
+			json_object_set_new(cur, "smem_bytes", json_integer(v));
+			if (v > maxlds)
+				maxlds = v;
+		} else if (cur && (f = strstr(line, "VGPRs Spill: ")) && sscanf(f, "VGPRs Spill: %ld", &v) == 1) {
+			json_object_set_new(cur, "spill_stores", json_integer(v));
+			spills += v;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	if (json_array_size(ks) == 0) {
+		json_decref(ks);
+		return NULL;
+	}
+	return json_pack("{s:o, s:I, s:I, s:I}", "kernels", ks, "max_registers", (json_int_t)maxreg,
+			 "max_smem_bytes", (json_int_t)maxlds, "spills", (json_int_t)spills);
+}
+
+static int rm_rf(const char *dir)
+{
+	char *argv[] = {"rm", "-rf", (char *)dir, NULL};
+	struct proc_limits lim = {.wall_s = 60};
+	struct proc_result r;
+	char e[ERRBUF];
+	if (proc_run(argv, NULL, NULL, 0, &lim, &r, e) < 0)
+		return -1;
+	proc_result_free(&r);
+	return 0;
+}
+
+int compile_source(const struct task *t, const char *backend, const char *role, const char *source,
+		   const struct compile_opts *o, struct compile_out *out, char *e)
+{
+	memset(out, 0, sizeof *out);
+	char *owned = NULL;
+	if (!source) {
+		char path[PATH_MAX];
+		if (task_file(t, role, backend, path, sizeof path, e) < 0)
+			return -1;
+		if (cache_read_file(path, &owned, NULL, e) < 0)
+			return -1;
+		source = owned;
+	}
+	/* The reference is host C whatever the candidate's back end. */
+	if (strcmp(role, "reference") == 0)
+		backend = "c";
+	int rc = -1;
+	char root[PATH_MAX - 256], dir[PATH_MAX - 128], tmp[PATH_MAX - 128], p[PATH_MAX];
+	char *wtext = NULL;
+	size_t wlen = 0;
+	tmp[0] = '\0';
+	json_t *flags = json_array();
+	const char *ident = compiler_identity(backend, e);
+	if (!ident)
+		goto done;
+	if (cache_dir("compile", root, sizeof root, e) < 0)
+		goto done;
+	FILE *wm = open_memstream(&wtext, &wlen);
+	if (!wm || task_write_wrapper(t, backend, src_name(backend), wm) < 0 || fclose(wm) != 0) {
+		errf(e, "cannot generate the wrapper");
+		goto done;
+	}
+	char *argv[64];
+	const json_t *libs = strcmp(role, "candidate") == 0 ? NULL : task_libs(t, role, backend);
+	build_argv(backend, wrapper_name(backend), libs, o, argv, 64, flags);
+
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, "ksci-compile-v1", 16);
+	sha256_update(&h, backend, strlen(backend) + 1);
+	sha256_update(&h, ident, strlen(ident) + 1);
+	char *fl = json_dumps(flags, JSON_COMPACT);
+	sha256_update(&h, fl, strlen(fl) + 1);
+	free(fl);
+	if (strcmp(backend, "c") == 0) {
+		char cpu[256];
+		cpu_model(cpu, sizeof cpu);
+		sha256_update(&h, cpu, strlen(cpu) + 1);
+	}
+	sha256_update(&h, wtext, wlen);
+	sha256_update(&h, source, strlen(source));
+	char key[65];
+	sha256_hex(&h, key, 64);
+	snprintf(dir, sizeof dir, "%s/%s", root, key);
+
+	double t0 = proc_now();
+	if (!o->no_cache && load_entry(dir, out)) {
+		json_object_set_new(out->stage, "cached", json_true());
+		json_object_set(out->stage, "compile_seconds", json_object_get(out->stage, "seconds"));
+		json_object_set_new(out->stage, "seconds", json_real(proc_now() - t0));
+		json_object_set_new(out->stage, "artifact", json_string(out->ok ? out->so : ""));
+		rc = 0;
+		goto done;
+	}
+	snprintf(tmp, sizeof tmp, "%s/tmp.XXXXXX", root);
+	if (!mkdtemp(tmp)) {
+		errf(e, "mkdtemp %s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	snprintf(p, sizeof p, "%s/%s", tmp, src_name(backend));
+	if (cache_write_file(p, source, strlen(source), e) < 0)
+		goto done;
+	snprintf(p, sizeof p, "%s/%s", tmp, wrapper_name(backend));
+	if (cache_write_file(p, wtext, wlen, e) < 0)
+		goto done;
+
+	struct proc_limits lim = {.wall_s = o->timeout_s > 0 ? o->timeout_s : 120, .fsize_mb = 1024,
+				  .merge_stderr = 1, .capture = 1 << 20};
+	struct proc_result r;
+	if (proc_run(argv, tmp, NULL, 0, &lim, &r, e) < 0)
+		goto done;
+	int ok = !r.timed_out && r.exited && r.code == 0;
+	const char *status = r.timed_out ? "timeout" : ok ? "ok" : "error";
+	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
+			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
+	if (!ok) {
+		char d[128];
+		proc_describe(&r, d, sizeof d);
+		json_object_set_new(st, "message", json_sprintf("%s %s", argv[0], d));
+	}
+	rec_set_log(st, "log", r.out, r.out_len);
+	json_t *res = strcmp(backend, "cuda") == 0 ? compile_parse_ptxas(r.out)
+		      : strcmp(backend, "hip") == 0 ? compile_parse_amdgpu(r.out) : NULL;
+	if (res)
+		json_object_set_new(st, "resources", res);
+	proc_result_free(&r);
+	snprintf(p, sizeof p, "%s/result.json", tmp);
+	if (json_dump_file(st, p, JSON_COMPACT) != 0) {
+		json_decref(st);
+		errf(e, "cannot write %s", p);
+		goto done;
+	}
+	if (rename(tmp, dir) != 0) {
+		/* Another slot finished the same key first (or a forced rebuild):
+		 * use the entry in place if it loads, else replace it. */
+		rm_rf(dir);
+		if (rename(tmp, dir) != 0) {
+			errf(e, "rename %s: %s", dir, strerror(errno));
+			json_decref(st);
+			goto done;
+		}
+	}
+	tmp[0] = '\0';
+	out->ok = ok;
+	out->stage = st;
+	if (ok)
+		snprintf(out->so, sizeof out->so, "%s/out.so", dir);
+	json_object_set_new(st, "artifact", json_string(ok ? out->so : ""));
+	rc = 0;
+done:
+	if (rc < 0 && tmp[0] && strncmp(tmp, root, strlen(root)) == 0)
+		rm_rf(tmp);
+	json_decref(flags);
+	free(wtext);
+	free(owned);
+	return rc;
+}
