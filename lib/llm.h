@@ -1,0 +1,104 @@
+/*
+ * llm: one call to a language model, whatever the provider — OpenAI Chat
+ * Completions (and everything that speaks it: vLLM, llama.cpp, Ollama,
+ * OpenRouter, Gemini's compatible endpoint), Anthropic Messages, a local
+ * command (prompt on stdin, answer on stdout), or replay of a recorded
+ * transcript.  docs/providers.md documents the flags and environment.
+ *
+ * llm_complete does everything around the call: the on-disk cache keyed by
+ * (model, system, prompt, parameters), a bound on concurrent calls across
+ * processes (lock slots in the cache directory), retries with exponential
+ * backoff and jitter on 408/409/429/5xx/529 honouring Retry-After, no retry
+ * on authentication or quota errors, accounting (tokens, latency, cost from
+ * a price table) and a gzip transcript entry for every exchange.
+ *
+ * Ownership: the config's strings are borrowed for the call.  A reply's
+ * strings and its json are owned by the reply; llm_reply_free releases them
+ * (also after a failure, which may have filled some).  Nothing here prints
+ * or exits; on failure llm_complete returns -1, reply->reason holds a
+ * static reason word (docs/tools/kgen.md) and errbuf a message for people.
+ */
+#ifndef KSCI_LLM_H
+#define KSCI_LLM_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct llm_config {
+	const char *provider; /* "openai", "anthropic", "cmd", "replay" */
+	const char *model;    /* NULL: $KSCI_MODEL, else a provider default */
+	const char *base_url; /* NULL: $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL / public API */
+	const char *api_key;  /* NULL: $OPENAI_API_KEY / $ANTHROPIC_API_KEY */
+	const char *anthropic_version; /* NULL: "2023-06-01" */
+	const char *command;  /* cmd: run with sh -c, prompt on stdin */
+	const char *replay;   /* replay: transcript file(s), ':'-separated */
+	double temperature;   /* < 0: not sent */
+	long max_tokens;      /* <= 0: 4096 */
+	/* openai: 0 chooses max_completion_tokens for o1/o3/o4/gpt-5 models and
+	 * max_tokens otherwise; 1 forces max_tokens; 2 max_completion_tokens. */
+	int token_param;
+	long long seed;       /* sent when have_seed (openai) */
+	int have_seed;
+	int n;                /* openai: choices per call (>= 1) */
+	double connect_timeout; /* seconds; <= 0: 10 */
+	double timeout;         /* whole call, seconds; <= 0: 600 */
+	int max_retries;        /* < 0: 4 */
+	double backoff_base;    /* seconds; <= 0: 1 */
+	double backoff_max;     /* seconds; <= 0: 60 */
+	int max_concurrent;     /* <= 0: 4 */
+	const char *cache_dir;  /* NULL: no cache, no concurrency bound */
+	int no_cache;           /* read nothing from the cache (still writes) */
+	const char *transcript; /* gzip NDJSON file appended per exchange; NULL: none */
+	const char *prices;     /* price table "MODEL USD_PER_MTOK_IN USD_PER_MTOK_OUT" */
+	uint64_t jitter_seed;   /* for backoff jitter */
+};
+
+struct llm_reply {
+	char *text;           /* first choice */
+	char **choices;       /* all choices (n > 1), choices[0] == text */
+	int nchoices;
+	char *model;          /* as the server reported it */
+	char *finish;         /* finish_reason / stop_reason */
+	long tokens_in, tokens_out;
+	double latency_s;     /* this call, including retries and waits */
+	double cost_usd;      /* NAN when no price is known */
+	char prompt_hash[65]; /* sha256 of system "\0" prompt */
+	char key[65];         /* cache key */
+	int cached;           /* answer came from the cache */
+	int attempts;         /* HTTP attempts made */
+	int http_status;      /* last status, 0 if none */
+	json_t *exchange;     /* {"file","offset","sha"} of the transcript entry, or NULL */
+	const char *reason;   /* failure reason word, NULL on success */
+};
+
+/* Fill defaults from the environment for fields left empty. */
+void llm_config_defaults(struct llm_config *c);
+/* 0 and a reply; -1, reply->reason and errbuf. */
+int llm_complete(const struct llm_config *c, const char *system, const char *prompt, struct llm_reply *r,
+		 char *errbuf);
+void llm_reply_free(struct llm_reply *r);
+/* The accounting object for a record: {"stage","provider","model",
+ * "tokens_in","tokens_out","latency_s","cost_usd","prompt_hash","cached",
+ * "attempts","finish","exchange"} (new reference). */
+json_t *llm_reply_json(const struct llm_config *c, const struct llm_reply *r, const char *stage);
+
+/* Pieces exposed for tests. */
+/* Seconds to wait before retry `attempt` (0-based): Retry-After when >= 0
+ * (capped at max), else min(max, base * 2^attempt) scaled by a jitter in
+ * [0.5, 1) drawn from *rng. */
+double llm_backoff(int attempt, double base, double max, double retry_after, uint64_t *rng);
+/* Retry-After value: delta-seconds or an HTTP-date; -1 if unusable. */
+double llm_parse_retry_after(const char *v, long now);
+/* Whether an HTTP status is worth retrying. */
+int llm_retryable(long status);
+/* Reason word for a failed HTTP status and its body: "auth", "quota",
+ * "rate_limited", "server_error", "overloaded", "timeout", "bad_request". */
+const char *llm_status_reason(long status, const char *body);
+/* Cache key (64 hex) of a call. */
+void llm_cache_key(const struct llm_config *c, const char *system, const char *prompt, char out[65]);
+/* Read one transcript entry back: {"request","response",...} (new reference). */
+json_t *llm_transcript_read(const char *file, long long offset, char *errbuf);
+
+#endif
