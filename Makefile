@@ -9,7 +9,8 @@ B       ?= build
 DATADIR ?= $(abspath data)
 CUDA    ?= /usr/local/cuda
 
-KSCI_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+# -Wno-format-truncation: messages are cut to their buffers on purpose.
+KSCI_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation \
 	-Ilib -DKSCI_DATADIR='"$(DATADIR)"'
 LDLIBS  = -ljansson -lcurl -lz -lm -ldl -lpthread
 

@@ -1,0 +1,239 @@
+/*
+ * runner: see runner.h.  The harness reports on stdout as
+ * "KSCI-RESULT <nonce> <json>"; the nonce is fresh per run, so text a kernel
+ * prints cannot forge a verdict.  A harness that dies without that line died
+ * because of the kernel (signal, CUDA fault, exit) or the clock: the record
+ * says which, with the harness's stderr as the log.
+ */
+#include "runner.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "rec.h"
+#include "rng.h"
+#include "task.h"
+
+int runner_harness_path(const char *backend, char *buf, size_t n)
+{
+	const char *name = strcmp(backend, "cuda") == 0 ? "kharness-cuda" : "kharness";
+	const char *dir = getenv("KSCI_HARNESS_DIR");
+	char self[PATH_MAX];
+	if (!dir || !*dir) {
+		ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (k <= 0)
+			return -1;
+		self[k] = '\0';
+		char *s = strrchr(self, '/');
+		if (s)
+			*s = '\0';
+		dir = self;
+	}
+	snprintf(buf, n, "%s/%s", dir, name);
+	return access(buf, X_OK) == 0 ? 0 : -1;
+}
+
+static const char *expect_status(const char *mode) { return strcmp(mode, "verify") == 0 ? ST_COMPILED : ST_VERIFIED; }
+
+/* Whether this stage should act on a record in status st. */
+static int wants(const struct run_opts *o, const char *st)
+{
+	if (!st)
+		return 0;
+	if (strcmp(st, expect_status(o->mode)) == 0)
+		return 1;
+	if (!o->force)
+		return 0;
+	static const char *const after_compile[] = {ST_VERIFIED, ST_WRONG, ST_CRASHED, ST_TIMEOUT, ST_UNSUPPORTED, ST_TIMED, NULL};
+	static const char *const after_verify[] = {ST_TIMED, NULL};
+	/* A forced re-time takes verified/timed records; a candidate that failed
+	 * verification is not timed even with --force. */
+	const char *const *l = strcmp(o->mode, "verify") == 0 ? after_compile : after_verify;
+	for (; *l; l++)
+		if (strcmp(st, *l) == 0)
+			return 1;
+	return 0;
+}
+
+static int compile_role(const struct task *t, const char *backend, const char *role, const char *src,
+			const struct run_opts *o, char *so, char *e)
+{
+	struct compile_out co;
+	if (compile_source(t, backend, role, src, &o->copt, &co, e) < 0)
+		return -1;
+	int ok = co.ok;
+	if (ok)
+		snprintf(so, PATH_MAX, "%s", co.so);
+	else
+		errf(e, "%s of task %s does not compile (%s)", role, t->name,
+		     json_string_value(json_object_get(co.stage, "status")));
+	json_decref(co.stage);
+	return ok ? 0 : -1;
+}
+
+static const char *top_status(const char *mode, const char *st)
+{
+	if (strcmp(st, "ok") == 0)
+		return strcmp(mode, "verify") == 0 ? ST_VERIFIED : ST_TIMED;
+	if (strcmp(st, "wrong") == 0)
+		return ST_WRONG;
+	if (strcmp(st, "timeout") == 0)
+		return ST_TIMEOUT;
+	if (strcmp(st, "unsupported") == 0)
+		return ST_UNSUPPORTED;
+	return ST_CRASHED;
+}
+
+/* Find our result line; NULL if the harness printed none. */
+static json_t *find_result(const char *out, const char *nonce)
+{
+	char tag[64];
+	snprintf(tag, sizeof tag, "KSCI-RESULT %s ", nonce);
+	const char *p = out, *hit = NULL;
+	while ((p = strstr(p, tag))) {
+		if (p == out || p[-1] == '\n')
+			hit = p;
+		p++;
+	}
+	if (!hit)
+		return NULL;
+	hit += strlen(tag);
+	size_t len = strcspn(hit, "\n");
+	json_t *r = json_loadb(hit, len, 0, NULL);
+	if (!json_is_object(r)) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
+{
+	static char m[ERRBUF + 64];
+	char e[ERRBUF] = "";
+	const char *stage = strcmp(o->mode, "verify") == 0 ? "verify" : "time";
+	*msg = NULL;
+	if (!wants(o, rec_str(rec, "status")))
+		return 0;
+	static const char *const need[] = {"task", "backend", "source", NULL};
+	const char *miss = rec_missing_str(rec, need);
+	if (miss) {
+		snprintf(m, sizeof m, "missing field \"%s\"", miss);
+		rec_invalid(rec, stage, 0, m);
+		*msg = m;
+		return 1;
+	}
+	const char *backend = rec_str(rec, "backend");
+	if (!task_backend_ok(backend)) {
+		snprintf(m, sizeof m, "unknown backend \"%s\" (c, cuda or hip)", backend);
+		rec_invalid(rec, stage, 0, m);
+		*msg = m;
+		return 1;
+	}
+	const struct task *t = task_get(NULL, rec_str(rec, "task"), e);
+	if (!t) {
+		snprintf(m, sizeof m, "%s", e);
+		rec_invalid(rec, stage, 0, m);
+		*msg = m;
+		return 1;
+	}
+	double t0 = proc_now();
+	char harness[PATH_MAX];
+	if (strcmp(backend, "hip") == 0) {
+		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
+		return 0;
+	}
+	if (runner_harness_path(backend, harness, sizeof harness) < 0) {
+		snprintf(m, sizeof m, "unsupported: no harness for backend %s (%s not built)", backend, harness);
+		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, m);
+		return 0;
+	}
+	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX];
+	if (compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e) < 0 ||
+	    compile_role(t, backend, "reference", NULL, o, ref, e) < 0) {
+		rec_fail(rec, stage, "error", ST_CRASHED, e);
+		snprintf(m, sizeof m, "%s", e);
+		*msg = m;
+		return 1;
+	}
+	int timing = strcmp(o->mode, "time") == 0;
+	int have_base = 0, have_seed = 0;
+	if (timing) {
+		if (compile_role(t, backend, "baseline", NULL, o, base, e) == 0)
+			have_base = 1;
+		else
+			fprintf(stderr, "%s: task %s: %s; timing without a baseline\n", "ktime", t->name, e);
+		if (compile_role(t, backend, "seed", NULL, o, seedso, e) == 0)
+			have_seed = 1;
+	}
+	char nonce[33];
+	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+	json_t *seeds = json_array();
+	int nseeds = timing ? 2 * (int)json_array_size(t->bench) : (o->nseeds > 0 ? o->nseeds : 3);
+	for (int i = 0; i < nseeds; i++) {
+		uint64_t s = o->seed ? o->seed + (uint64_t)i : rng_os_seed();
+		json_array_append_new(seeds, json_integer((json_int_t)(s & ((1ULL << 53) - 1))));
+	}
+	json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "mode", o->mode, "task", t->name,
+				"tasks_root", task_root(), "backend", backend, "candidate", cand, "reference", ref,
+				"nonce", nonce, "seeds", seeds);
+	if (have_base)
+		json_object_set_new(job, "baseline", json_string(base));
+	if (have_seed)
+		json_object_set_new(job, "seed", json_string(seedso));
+	if (o->sizes)
+		json_object_set_new(job, "sizes", json_string(o->sizes));
+	if (o->budget_s > 0)
+		json_object_set_new(job, "budget_s", json_real(o->budget_s));
+	if (o->target_rel_sem > 0)
+		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
+	if (o->min_runs > 0)
+		json_object_set_new(job, "min_runs", json_integer(o->min_runs));
+	if (o->max_runs > 0)
+		json_object_set_new(job, "max_runs", json_integer(o->max_runs));
+	char *jtext = json_dumps(job, JSON_COMPACT);
+	json_decref(job);
+	char *argv[] = {harness, NULL};
+	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
+				  .fsize_mb = 64, .capture = 1 << 20, .no_network = 1};
+	struct proc_result r;
+	int rc = proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e);
+	free(jtext);
+	if (rc < 0) {
+		json_decref(seeds);
+		rec_fail(rec, stage, "error", ST_CRASHED, e);
+		snprintf(m, sizeof m, "%s", e);
+		*msg = m;
+		return 1;
+	}
+	json_t *res = r.timed_out ? NULL : find_result(r.out, nonce);
+	if (!res) {
+		char d[128];
+		proc_describe(&r, d, sizeof d);
+		const char *st = r.timed_out ? "timeout" : "crashed";
+		/* The harness's last words say where it was. */
+		const char *tail = r.err_len ? r.err + r.err_len : "";
+		while (tail > r.err && tail[-1] == '\n')
+			tail--;
+		const char *ls = tail;
+		while (ls > r.err && ls[-1] != '\n')
+			ls--;
+		res = json_pack("{s:b, s:s}", "ok", 0, "status", st);
+		json_object_set_new(res, "message", json_sprintf("candidate %s%s%.*s", d, ls < tail ? "; last: " : "",
+								   (int)(tail - ls), ls));
+	}
+	json_object_set_new(res, "seconds", json_real(proc_now() - t0));
+	json_object_set_new(res, "seeds", seeds);
+	if (r.err_len)
+		rec_set_log(res, "log", r.err, r.err_len);
+	const char *st = json_string_value(json_object_get(res, "status"));
+	rec_set_status(rec, top_status(o->mode, st ? st : "crashed"));
+	json_object_set_new(rec, stage, res);
+	proc_result_free(&r);
+	return 0;
+}

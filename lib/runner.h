@@ -1,0 +1,40 @@
+/*
+ * runner: the part of kverify and ktime that runs one record's candidate in
+ * the sandboxed harness (kharness, or kharness-cuda for `cuda`) and writes
+ * the outcome into the record's stage object and status.  Compiles the
+ * candidate and the task's reference / baseline / seed first through the
+ * compile cache, so a record from another machine needs nothing but its
+ * source.  The record is modified in place; nothing is returned to own.
+ */
+#ifndef KSCI_RUNNER_H
+#define KSCI_RUNNER_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "compile.h"
+#include "err.h"
+
+struct run_opts {
+	const char *mode;     /* "verify" or "time" */
+	double timeout_s;     /* wall-clock limit for the whole harness run */
+	long mem_mb;          /* address-space limit for host back ends (0: none) */
+	int nseeds;           /* verify: input seeds per test size */
+	uint64_t seed;        /* 0: fresh seeds from the OS for every record */
+	const char *sizes;    /* verify: "tests" or "all" (tests + benchmark sizes) */
+	double budget_s;      /* time: per benchmark size */
+	double target_rel_sem;
+	int min_runs, max_runs;
+	int force;            /* redo records already past this stage */
+	struct compile_opts copt;
+};
+
+/* Process one record.  Returns 0 when the record went through (whatever the
+ * candidate did), 1 when the record itself was bad (it is marked invalid);
+ * *msg (static) then says why, for the tool's warning. */
+int runner_record(json_t *rec, const struct run_opts *o, const char **msg);
+/* Path of the harness binary for a back end: $KSCI_HARNESS_DIR or the
+ * directory of the running executable. */
+int runner_harness_path(const char *backend, char *buf, size_t n);
+
+#endif
