@@ -1,0 +1,75 @@
+/*
+ * report_load: the archive as kreport sees it — one flat, owned summary per
+ * candidate record (docs/reports.md says which record fields feed which
+ * number), collected from any number of archives.
+ *
+ * rp_add copies what it needs out of a record; the caller keeps ownership of
+ * the json_t.  Every string and array inside struct rp_data belongs to it and
+ * is released by rp_data_free.  After rp_finish, pointers to candidates
+ * (rp_find, d->c[i]) stay valid until rp_data_free.  A record missing a field
+ * is never an error: the field reads as unknown (NULL, -1 or NAN) and the
+ * matching counter in struct rp_counts goes up.
+ */
+#ifndef KSCI_REPORT_LOAD_H
+#define KSCI_REPORT_LOAD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Peak figures of the machine, for "% of physical limit"; NAN = unknown. */
+struct rp_peak {
+	double gbps, gflops;
+};
+
+struct rp_cand {
+	char *id;          /* NULL when the record had none */
+	char *task;        /* NULL when missing */
+	long gen;          /* -1 when missing */
+	char *status;      /* NULL when missing */
+	char **parents;    /* parents[0] is the base parent */
+	size_t nparents;
+	char *generator;   /* origin.generator, NULL when missing */
+	char *note;        /* one line: hypothesis, plan or knob changes; NULL if none */
+	char *model;       /* origin.model or origin.llm.model, NULL if none */
+	double sp_base;    /* time.speedup_vs_baseline, NAN if unknown */
+	double sp_seed;    /* time.speedup_vs_seed, NAN if unknown */
+	double pct_peak;   /* best fraction of peak over time.sizes, in %, NAN if unknown */
+	double tok_in, tok_out; /* model tokens, 0 when absent */
+	double cost;       /* origin usage cost in USD, NAN when not given */
+	double seconds;    /* compile + verify + time stage seconds */
+	size_t order;      /* position in the input (all archives, 0-based) */
+};
+
+struct rp_counts {
+	long records;          /* JSON objects read */
+	long requests;         /* status "selected": not candidates, skipped */
+	long duplicates;       /* same id seen again: the later record replaced it */
+	long no_id, no_task, no_gen, no_status;
+	long timed_no_speedup; /* status timed but time.speedup_vs_baseline missing */
+};
+
+struct rp_data {
+	struct rp_cand **c;    /* candidates; after rp_finish sorted by task, gen, order */
+	size_t n, cap;
+	struct rp_cand **byid; /* after rp_finish: those with an id, sorted by id */
+	size_t nbyid;
+	struct rp_counts count;
+	struct rp_peak peak;   /* from options; overrides time.env (NAN = use env) */
+	int finished;
+};
+
+void rp_data_init(struct rp_data *d, struct rp_peak peak_override);
+/* Take one record.  0, or -1 out of memory (errbuf). */
+int rp_add(struct rp_data *d, const json_t *rec, char *errbuf);
+/* Drop duplicates (the last record with an id wins), sort, index. -1 on OOM. */
+int rp_finish(struct rp_data *d, char *errbuf);
+/* Candidate by id (after rp_finish), NULL when not in the archive. */
+struct rp_cand *rp_find(const struct rp_data *d, const char *id);
+void rp_data_free(struct rp_data *d);
+
+/* Extract one candidate from a record; exposed for tests.  NULL on OOM.
+ * Free with rp_cand_free. */
+struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak peak_override);
+void rp_cand_free(struct rp_cand *c);
+
+#endif

@@ -1,0 +1,134 @@
+/* report_price: the price-table parser and lookup; see report_price.h. */
+#include "report_price.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+static int parse_price(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, char *errbuf)
+{
+	memset(t, 0, sizeof *t);
+	long line = 0;
+	const char *p = text;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		line++;
+		char buf[512];
+		if (n >= sizeof buf) {
+			rp_prices_free(t);
+			return errf(errbuf, "%s: line %ld: line too long", name, line);
+		}
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		p += n + (p[n] == '\n');
+		char *hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		char *f[4];
+		int nf = 0;
+		for (char *tok = buf; nf < 4;) {
+			tok += strspn(tok, " \t\r");
+			if (!*tok)
+				break;
+			f[nf++] = tok;
+			tok += strcspn(tok, " \t\r");
+			if (*tok)
+				*tok++ = '\0';
+		}
+		if (nf == 0)
+			continue;
+		struct rp_price pr;
+		if (nf != 3 || parse_price(f[1], &pr.in) < 0 || parse_price(f[2], &pr.out) < 0) {
+			rp_prices_free(t);
+			return errf(errbuf, "%s: line %ld: want \"NAME USD_PER_MTOK_IN USD_PER_MTOK_OUT\"", name, line);
+		}
+		struct rp_price *np = realloc(t->p, (t->n + 1) * sizeof *np);
+		if (!np || !(pr.name = strdup(f[0]))) {
+			if (np)
+				t->p = np;
+			rp_prices_free(t);
+			return errf(errbuf, "out of memory");
+		}
+		t->p = np;
+		t->p[t->n++] = pr;
+	}
+	return 0;
+}
+
+int rp_prices_load(struct rp_prices *t, const char *path, char *errbuf)
+{
+	memset(t, 0, sizeof *t);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errf(errbuf, "%s: %s", path, strerror(errno));
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *nt = realloc(text, cap + 65536);
+			if (!nt) {
+				free(text);
+				fclose(f);
+				return errf(errbuf, "out of memory");
+			}
+			text = nt;
+			cap += 65536;
+		}
+		size_t got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(text);
+		return errf(errbuf, "%s: read error", path);
+	}
+	text[len] = '\0';
+	int rc = rp_prices_parse(t, text, path, errbuf);
+	free(text);
+	return rc;
+}
+
+static const struct rp_price *find(const struct rp_prices *t, const char *name)
+{
+	for (size_t i = 0; name && i < t->n; i++)
+		if (strcmp(t->p[i].name, name) == 0)
+			return &t->p[i];
+	return NULL;
+}
+
+double rp_price_of(const struct rp_prices *t, const char *model, const char *generator, double tok_in,
+		   double tok_out)
+{
+	const struct rp_price *p = find(t, model);
+	if (!p)
+		p = find(t, generator);
+	if (!p)
+		p = find(t, "*");
+	return p ? (tok_in * p->in + tok_out * p->out) / 1e6 : NAN;
+}
+
+void rp_prices_free(struct rp_prices *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->p[i].name);
+	free(t->p);
+	memset(t, 0, sizeof *t);
+}
