@@ -33,6 +33,7 @@ ifeq ($(HAVE_CUDA),1)
 CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools/kharness/main.c)))
 endif
 
+.SECONDARY:
 .PHONY: all check check-unit check-sh check-san demo check-gpu install clean lint bench
 all: $(BINS) $(CUDA_BINS)
 

@@ -1,0 +1,99 @@
+/*
+ * kcompile — compile each candidate for its back end (docs/tools/kcompile.md).
+ * Reads records, compiles those in status "generated" through the compile
+ * cache, writes every record on.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "opt.h"
+#include "rec.h"
+#include "task.h"
+#include "tool.h"
+
+static const char usage[] =
+	"usage: kcompile [--force] [--no-cache] [--timeout SEC] [--cuda-arch SM] [--hip-arch GFX]\n"
+	"                [--tasks DIR] [file ...]\n";
+
+struct ctx {
+	struct compile_opts o;
+	int force;
+};
+
+static int wants(const struct ctx *c, const char *st)
+{
+	if (!st)
+		return 0;
+	if (strcmp(st, ST_GENERATED) == 0)
+		return 1;
+	return c->force && (strcmp(st, ST_COMPILED) == 0 || strcmp(st, ST_COMPILE_ERROR) == 0);
+}
+
+static int one(struct tool *t, json_t *rec, void *vc)
+{
+	struct ctx *c = vc;
+	char e[ERRBUF];
+	int bad = 0;
+	if (!wants(c, rec_str(rec, "status")))
+		goto emit;
+	static const char *const need[] = {"task", "backend", "source", NULL};
+	const char *miss = rec_missing_str(rec, need);
+	const struct task *task = NULL;
+	if (miss)
+		snprintf(e, sizeof e, "missing field \"%s\"", miss);
+	else if (!task_backend_ok(rec_str(rec, "backend")))
+		snprintf(e, sizeof e, "unknown backend \"%s\" (c, cuda or hip)", rec_str(rec, "backend"));
+	else
+		task = task_get(NULL, rec_str(rec, "task"), e);
+	if (!task) {
+		tool_warn(t, "%s", e);
+		rec_invalid(rec, "kcompile", t->line, e);
+		bad = 1;
+		goto emit;
+	}
+	struct compile_out co;
+	if (compile_source(task, rec_str(rec, "backend"), "candidate", rec_str(rec, "source"), &c->o, &co, e) < 0) {
+		tool_warn(t, "%s", e);
+		rec_fail(rec, "compile", "unsupported", ST_COMPILE_ERROR, e);
+		bad = 1;
+		goto emit;
+	}
+	json_object_set_new(rec, "compile", co.stage);
+	rec_set_status(rec, co.ok ? ST_COMPILED : ST_COMPILE_ERROR);
+emit:
+	tool_emit(t, rec);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	struct ctx c = {.o = {.timeout_s = 120}};
+	static const struct option lo[] = {
+		{"force", no_argument, 0, 'f'},       {"no-cache", no_argument, 0, 'N'},
+		{"timeout", required_argument, 0, 't'}, {"cuda-arch", required_argument, 0, 'C'},
+		{"hip-arch", required_argument, 0, 'H'}, {"tasks", required_argument, 0, 'T'},
+		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+	int ch;
+	char e[ERRBUF];
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'f': c.force = 1; break;
+		case 'N': c.o.no_cache = 1; break;
+		case 't':
+			if (opt_double("--timeout", optarg, 1, 86400, &c.o.timeout_s, e) < 0)
+				die(KSCI_EXIT_USAGE, "%s", e);
+			break;
+		case 'C': c.o.cuda_arch = optarg; break;
+		case 'H': c.o.hip_arch = optarg; break;
+		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
+		}
+	}
+	struct tool t = {0};
+	return tool_run(&t, argv + optind, argc - optind, one, &c);
+}

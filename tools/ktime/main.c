@@ -1,0 +1,70 @@
+/*
+ * ktime — time each verified candidate against the task's baseline and seed
+ * kernel, interleaved in one sandboxed process (docs/tools/ktime.md).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "opt.h"
+#include "runner.h"
+#include "tool.h"
+
+static const char usage[] =
+	"usage: ktime [--force] [--budget SEC] [--target-sem FRAC] [--min-runs N] [--max-runs N]\n"
+	"             [--timeout SEC] [--mem MB] [--seed S] [--tasks DIR] [file ...]\n";
+
+static int one(struct tool *t, json_t *rec, void *o)
+{
+	const char *msg;
+	int bad = runner_record(rec, o, &msg);
+	if (msg)
+		tool_warn(t, "%s", msg);
+	tool_emit(t, rec);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	struct run_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
+			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000};
+	static const struct option lo[] = {
+		{"force", no_argument, 0, 'f'},           {"budget", required_argument, 0, 'b'},
+		{"target-sem", required_argument, 0, 'S'}, {"min-runs", required_argument, 0, 'n'},
+		{"max-runs", required_argument, 0, 'N'},   {"timeout", required_argument, 0, 't'},
+		{"mem", required_argument, 0, 'm'},        {"seed", required_argument, 0, 's'},
+		{"tasks", required_argument, 0, 'T'},      {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int ch;
+	long v;
+	char e[ERRBUF];
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		int rc = 0;
+		switch (ch) {
+		case 'f': o.force = 1; break;
+		case 'b': rc = opt_double("--budget", optarg, 0.001, 3600, &o.budget_s, e); break;
+		case 'S': rc = opt_double("--target-sem", optarg, 1e-6, 1, &o.target_rel_sem, e); break;
+		case 'n':
+			rc = opt_long("--min-runs", optarg, 2, 1000000, &v, e);
+			o.min_runs = (int)v;
+			break;
+		case 'N':
+			rc = opt_long("--max-runs", optarg, 2, 1000000, &v, e);
+			o.max_runs = (int)v;
+			break;
+		case 't': rc = opt_double("--timeout", optarg, 0.1, 86400, &o.timeout_s, e); break;
+		case 'm': rc = opt_long("--mem", optarg, 0, 1L << 30, &o.mem_mb, e); break;
+		case 's': rc = opt_u64("--seed", optarg, &o.seed, e); break;
+		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
+		}
+		if (rc < 0)
+			die(KSCI_EXIT_USAGE, "%s", e);
+	}
+	if (o.min_runs > o.max_runs)
+		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
+	struct tool t = {0};
+	return tool_run(&t, argv + optind, argc - optind, one, &o);
+}

@@ -1,0 +1,61 @@
+/*
+ * kverify — check each compiled candidate against the task's reference in
+ * the sandboxed harness (docs/tools/kverify.md).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "opt.h"
+#include "runner.h"
+#include "tool.h"
+
+static const char usage[] =
+	"usage: kverify [--force] [--timeout SEC] [--mem MB] [--seeds N] [--seed S] [--all-sizes]\n"
+	"               [--tasks DIR] [file ...]\n";
+
+static int one(struct tool *t, json_t *rec, void *o)
+{
+	const char *msg;
+	int bad = runner_record(rec, o, &msg);
+	if (msg)
+		tool_warn(t, "%s", msg);
+	tool_emit(t, rec);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	struct run_opts o = {.mode = "verify", .timeout_s = 60, .mem_mb = 8192, .nseeds = 3, .sizes = "tests"};
+	static const struct option lo[] = {
+		{"force", no_argument, 0, 'f'},      {"timeout", required_argument, 0, 't'},
+		{"mem", required_argument, 0, 'm'},   {"seeds", required_argument, 0, 'n'},
+		{"seed", required_argument, 0, 's'},  {"all-sizes", no_argument, 0, 'a'},
+		{"tasks", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int ch;
+	long v;
+	char e[ERRBUF];
+	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		int rc = 0;
+		switch (ch) {
+		case 'f': o.force = 1; break;
+		case 't': rc = opt_double("--timeout", optarg, 0.1, 86400, &o.timeout_s, e); break;
+		case 'm': rc = opt_long("--mem", optarg, 0, 1L << 30, &o.mem_mb, e); break;
+		case 'n':
+			rc = opt_long("--seeds", optarg, 1, 1000, &v, e);
+			o.nseeds = (int)v;
+			break;
+		case 's': rc = opt_u64("--seed", optarg, &o.seed, e); break;
+		case 'a': o.sizes = "all"; break;
+		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
+		}
+		if (rc < 0)
+			die(KSCI_EXIT_USAGE, "%s", e);
+	}
+	struct tool t = {0};
+	return tool_run(&t, argv + optind, argc - optind, one, &o);
+}
