@@ -65,7 +65,8 @@ int rp_plot_script(FILE *out, const struct rp_report *r)
 		     "set output 'speedup.png'\n"
 		     "set title 'Best speedup vs baseline so far, per generation'\n"
 		     "set xlabel 'generation'\nset ylabel 'speedup (x baseline)'\n"
-		     "set grid\nset key top left\nset yrange [0:*]\nset xrange [0:%ld]\n",
+		     "set grid\nset key top left\nset yrange [0:*]\nset xrange [0:%ld]\n"
+		     "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'gray40'\n",
 		RP_PLOT_W, RP_PLOT_H, maxgen > 0 ? maxgen : 1);
 	if (maxgen <= 20)
 		fprintf(out, "set xtics 1\n");
