@@ -307,7 +307,8 @@ int rp_finish(struct rp_data *d, char *errbuf)
 	for (size_t i = 0; i < d->n; i++)
 		if (d->c[i]->id)
 			d->byid[d->nbyid++] = d->c[i];
-	qsort(d->byid, d->nbyid, sizeof *d->byid, by_id_order);
+	if (d->nbyid > 1)
+		qsort(d->byid, d->nbyid, sizeof *d->byid, by_id_order);
 	/* keep the last of each run of equal ids; drop the others from d->c too */
 	size_t w = 0;
 	for (size_t i = 0; i < d->nbyid; i++) {
@@ -328,7 +329,8 @@ int rp_finish(struct rp_data *d, char *errbuf)
 		d->c[w++] = d->c[i];
 	}
 	d->n = w;
-	qsort(d->c, d->n, sizeof *d->c, by_task_gen);
+	if (d->n > 1)
+		qsort(d->c, d->n, sizeof *d->c, by_task_gen);
 	k->no_id = k->no_task = k->no_gen = k->no_status = k->timed_no_speedup = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct rp_cand *c = d->c[i];

@@ -3,6 +3,7 @@
 # valid PNG/SVG of the documented size, the HTML page is self-contained,
 # escapes archive text, and renders in headless Chromium with every
 # embedded picture decoded.
+# shellcheck disable=SC1091 # lib.sh sits next to this file
 . "$(dirname "$0")/lib.sh"
 
 # "conv 2d" (a space: file names must be made safe) has a three-step lineage

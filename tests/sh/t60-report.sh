@@ -4,6 +4,7 @@
 # definitions): leaderboard, fast_p, geomean, per-generation counts, cost
 # with a price table, lineage; plus the exit-code contract and records with
 # missing or ill-typed fields.
+# shellcheck disable=SC1091 # lib.sh sits next to this file
 . "$(dirname "$0")/lib.sh"
 
 # Archive 1 (gzip): matmul, 7 candidates over 4 generations, with a request,
