@@ -173,6 +173,52 @@ static double pct_of_peak(const json_t *rec, struct rp_peak ov)
 	return best * 100.0;
 }
 
+/* One accounting object: {"tokens_in","tokens_out","cost_usd"} or the
+ * providers' own spellings; folded into c.  *all_cost stays 1 while every
+ * object carried a cost. */
+static void usage_one(struct rp_cand *c, const json_t *u, int *all_cost)
+{
+	static const char *const kin[] = {"tokens_in", "input_tokens", "prompt_tokens", NULL};
+	static const char *const kout[] = {"tokens_out", "output_tokens", "completion_tokens", NULL};
+	static const char *const kcost[] = {"cost_usd", "cost", NULL};
+	if (json_is_object(json_object_get(u, "usage")))
+		u = json_object_get(u, "usage");
+	double i = first_num(u, kin), o = first_num(u, kout), k = first_num(u, kcost);
+	c->tok_in += i > 0 ? i : 0;
+	c->tok_out += o > 0 ? o : 0;
+	if (isfinite(k) && k >= 0)
+		c->cost = isnan(c->cost) ? k : c->cost + k;
+	else
+		*all_cost = 0;
+}
+
+/* Tokens and money of the model calls that made this candidate: origin.usage,
+ * else origin.llm (one accounting object, or an array of them, one per call;
+ * each may nest its figures under "usage").  The cost is only kept when
+ * every call stated one; otherwise the price table prices the tokens. */
+static void usage(struct rp_cand *c, const json_t *origin)
+{
+	const json_t *u = json_object_get(origin, "usage");
+	int all_cost = 1;
+	c->cost = NAN;
+	if (json_is_object(u)) {
+		usage_one(c, u, &all_cost);
+	} else if (json_is_object(u = json_object_get(origin, "llm"))) {
+		usage_one(c, u, &all_cost);
+	} else if (json_is_array(u)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(u, i, e) {
+			if (json_is_object(e))
+				usage_one(c, e, &all_cost);
+		}
+	} else {
+		all_cost = 0;
+	}
+	if (!all_cost)
+		c->cost = NAN;
+}
+
 struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak ov)
 {
 	struct rp_cand *c = calloc(1, sizeof *c);
@@ -199,22 +245,11 @@ struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak ov)
 	c->generator = dup_or_null(rec_str(origin, "generator"));
 	c->note = make_note(origin);
 	const char *model = rec_str(origin, "model");
+	json_t *llm = json_object_get(origin, "llm");
 	if (!model)
-		model = json_string_value(rec_path(origin, "llm.model"));
+		model = rec_str(json_is_array(llm) ? json_array_get(llm, 0) : llm, "model");
 	c->model = dup_or_null(model);
-	json_t *u = json_object_get(origin, "usage");
-	if (!json_is_object(u))
-		u = rec_path(origin, "llm.usage");
-	static const char *const kin[] = {"tokens_in", "input_tokens", "prompt_tokens", NULL};
-	static const char *const kout[] = {"tokens_out", "output_tokens", "completion_tokens", NULL};
-	static const char *const kcost[] = {"cost", "cost_usd", NULL};
-	c->tok_in = first_num(u, kin);
-	c->tok_out = first_num(u, kout);
-	c->cost = first_num(u, kcost);
-	if (!(c->tok_in >= 0))
-		c->tok_in = 0;
-	if (!(c->tok_out >= 0))
-		c->tok_out = 0;
+	usage(c, origin);
 	c->sp_base = num_at(rec, "time.speedup_vs_baseline");
 	c->sp_seed = num_at(rec, "time.speedup_vs_seed");
 	c->pct_peak = pct_of_peak(rec, ov);

@@ -72,6 +72,17 @@ static void test_extract(void)
 	T_OK(c && c->tok_in == 7 && c->tok_out == 0 && isnan(c->cost), "OpenAI spelling; negative tokens read 0");
 	rp_cand_free(c);
 
+	/* the provider layer's accounting objects, one per call (lib/llm.h) */
+	c = C("{\"origin\":{\"generator\":\"openai\",\"llm\":[{\"model\":\"g\",\"tokens_in\":5,\"tokens_out\":1,"
+	      "\"cost_usd\":0.25},{\"tokens_in\":3,\"tokens_out\":2,\"cost_usd\":0.5}]}}",
+	      nopeak);
+	T_OK(c && c->tok_in == 8 && c->tok_out == 3 && c->cost == 0.75 && c->model && strcmp(c->model, "g") == 0,
+	     "origin.llm array: tokens and costs summed, model from the first");
+	rp_cand_free(c);
+	c = C("{\"origin\":{\"llm\":[{\"tokens_in\":5,\"cost_usd\":0.25},{\"tokens_in\":3,\"cost_usd\":null}]}}", nopeak);
+	T_OK(c && c->tok_in == 8 && isnan(c->cost), "a call without a cost: the price table decides");
+	rp_cand_free(c);
+
 	char big[1200] = "{\"origin\":{\"hypothesis\":\"";
 	size_t n = strlen(big);
 	for (int i = 0; i < 200; i++, n += 2)
