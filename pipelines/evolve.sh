@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# evolve.sh — run an evolutionary kernel search on one task.
+#
+# Each generation is one pipe:
+#   kselect ARCHIVE | kgen | kcompile | kverify | ktime
+# whose records are appended, as one gzip member, to the archive once the
+# generation is complete. The archive is the only state: re-running with the
+# same archive continues after its last complete generation.
+set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+usage: evolve.sh [options]
+  --task NAME          task under the tasks root (default: matmul)
+  --backend B          c | cuda | hip (default: c)
+  --generations G      stop once generation G is complete (default: 5; the seed is generation 0)
+  --population P       children per generation (default: 8)
+  --archive FILE       gzip NDJSON archive, appended to (default: runs/TASK-BACKEND.ndjson.gz)
+  --strategy S         kselect strategy (default: tournament)
+  --seed N             base random seed; generation g uses N+g (default: 1)
+  --generator G        kgen generator or model provider (default: mutate)
+  --budget SEC         ktime budget per benchmark size (default: ktime's)
+  --kselect-opt OPT    extra option for kselect (repeatable); likewise
+  --kgen-opt, --kcompile-opt, --kverify-opt, --ktime-opt
+  -q, --quiet          no per-generation summary
+  -h, --help           this text
+Environment: KSCI_TASKS (tasks root), KSCI_CACHE (compile cache), KSCIBIN
+(directory of the ksci tools; default: next to this script's ../build/bin, then PATH).
+Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
+2 usage; 3 a tool failed fatally or no parent could be selected.
+USAGE
+}
+
+task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=mutate budget="" quiet=0
+sel_opts=() gen_opts=() comp_opts=() ver_opts=() time_opts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--task) task=$2; shift ;;
+	--backend) backend=$2; shift ;;
+	--generations) gens=$2; shift ;;
+	--population) pop=$2; shift ;;
+	--archive) archive=$2; shift ;;
+	--strategy) strategy=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--generator) generator=$2; shift ;;
+	--budget) budget=$2; shift ;;
+	--kselect-opt) sel_opts+=("$2"); shift ;;
+	--kgen-opt) gen_opts+=("$2"); shift ;;
+	--kcompile-opt) comp_opts+=("$2"); shift ;;
+	--kverify-opt) ver_opts+=("$2"); shift ;;
+	--ktime-opt) time_opts+=("$2"); shift ;;
+	-q | --quiet) quiet=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "evolve.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+for n in "$gens" "$pop" "$seed"; do
+	case $n in '' | *[!0-9]*) echo "evolve.sh: '$n' is not a non-negative integer" >&2; exit 2 ;; esac
+done
+[ "$pop" -ge 1 ] || { echo "evolve.sh: --population must be at least 1" >&2; exit 2; }
+[ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
+[ -n "$budget" ] && time_opts+=(--budget "$budget")
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/kselect" ]; then
+	KSCIBIN=$here/../build/bin
+fi
+[ -n "${KSCIBIN:-}" ] && PATH="$KSCIBIN:$PATH"
+for t in kselect kgen kcompile kverify ktime jq gzip; do
+	command -v "$t" >/dev/null || { echo "evolve.sh: $t not found (build with make)" >&2; exit 3; }
+done
+
+mkdir -p "$(dirname "$archive")"
+[ -e "$archive" ] || : >"$archive"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Highest complete generation of this task/back end in the archive (-1: none).
+last_generation() {
+	[ -s "$archive" ] || { echo -1; return; }
+	gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
+		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
+		sort -n | tail -n 1 | grep . || echo -1
+}
+
+summary() { # generation
+	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$1" '
+		map(select(.task == $t and .backend == $b)) as $all
+		| ($all | map(select(.generation == $g)) | group_by(.status)
+		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
+		| ($all | map(select(.status == "timed" and (.time.speedup_vs_seed | type) == "number"))
+		   | max_by(.time.speedup_vs_seed)) as $best
+		| "generation \($g): \($counts)"
+		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
+		       + "\($best.time.speedup_vs_seed * 1000 | round / 1000)x vs seed, "
+		       + "\(($best.time.speedup_vs_baseline // 0) * 1000 | round / 1000)x vs baseline"
+		     else "; nothing timed yet" end)'
+}
+
+status=0
+while :; do
+	last=$(last_generation)
+	[ "$last" -ge "$gens" ] && break
+	g=$((last + 1))
+	out="$tmp/gen.ndjson"
+	set +e
+	kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+		--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
+		kgen --generator "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" |
+		kcompile "${comp_opts[@]}" |
+		kverify "${ver_opts[@]}" |
+		ktime "${time_opts[@]}" >"$out"
+	rcs=("${PIPESTATUS[@]}")
+	set -e
+	worst=0
+	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	if [ "$worst" -ge 2 ]; then
+		echo "evolve.sh: generation $g failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
+		exit 3
+	fi
+	[ "$worst" = 1 ] && status=1
+	if [ ! -s "$out" ]; then
+		echo "evolve.sh: generation $g produced no records (exit statuses: ${rcs[*]})" >&2
+		exit 3
+	fi
+	# One gzip member per generation, appended in one write under a lock so
+	# concurrent runs on the same archive never interleave partial members.
+	gzip -c "$out" >"$tmp/gen.gz"
+	(
+		flock 9
+		cat "$tmp/gen.gz" >>"$archive"
+	) 9>>"$archive.lock"
+	[ "$quiet" = 1 ] || summary "$g"
+done
+exit "$status"
