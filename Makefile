@@ -37,9 +37,9 @@ endif
 .PHONY: all check check-unit check-sh check-san demo check-gpu install clean lint bench
 all: $(BINS) $(CUDA_BINS)
 
-$(B)/obj/%.o: %.c $(wildcard lib/*.h)
+$(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/libksci.a: $(LIB_OBJ)
 	@rm -f $@
@@ -50,9 +50,9 @@ $(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/libksci.a
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libksci.a $(LDLIBS)
 
 # The CUDA harness: the same main with the CUDA device layer linked in.
-$(B)/obj/cuda/%.o: %.c $(wildcard lib/*.h lib/cuda/*.h)
+$(B)/obj/cuda/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -DKSCI_WITH_CUDA -I$(CUDA)/include -c -o $@ $<
+	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -MMD -MP -DKSCI_WITH_CUDA -I$(CUDA)/include -c -o $@ $<
 
 $(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(B)/libksci.a
 	@mkdir -p $(dir $@)
@@ -86,3 +86,5 @@ install: all
 
 clean:
 	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
