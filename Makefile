@@ -29,7 +29,7 @@ UNITS    = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # CUDA pieces build only where the toolkit is installed (it is on dev machines and CI).
 HAVE_CUDA := $(shell test -f $(CUDA)/include/cuda_runtime.h && echo 1)
 CUDA_SRC  = $(wildcard lib/cuda/*.c)
-ifeq ($(HAVE_CUDA),1)
+ifeq ($(HAVE_CUDA)$(if $(CUDA_SRC),1),11)
 CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools/kharness/main.c)))
 endif
 
