@@ -1,0 +1,44 @@
+/*
+ * select_scan: pull the few fields kselect needs out of one record line
+ * without building a JSON tree.
+ *
+ * Archives are large and mostly "source" strings and logs; a full parse of
+ * every line is what makes a 100,000-record scan slow.  These functions walk
+ * the JSON text, check its structure (brackets, commas, colons, literals,
+ * number characters; a string is skipped with memchr and its escapes are
+ * not checked) and return spans: pointers into the caller's line, valid
+ * while the line is.  Records chosen as parents are parsed fully later, so a
+ * bad escape inside a string is still caught before anything is emitted.
+ * Nothing here allocates.
+ */
+#ifndef KSCI_SELECT_SCAN_H
+#define KSCI_SELECT_SCAN_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* The text of one JSON value (n == 0: absent). */
+struct sc_span {
+	const char *p;
+	size_t n;
+};
+
+/* Walk the object in line[0..n) and set spans[i] to the value of keys[i]
+ * (top level only; the last occurrence wins).  0, or -1 when the line is not
+ * one JSON object: errbuf then says why, "... (column N)". */
+int sc_fields(const char *line, size_t n, const char *const *keys, int nkeys, struct sc_span *spans, char *errbuf);
+/* The value at a dotted path ("time.speedup_vs_baseline") inside an object
+ * span; 0, or -1 when absent. */
+int sc_path(struct sc_span obj, const char *path, struct sc_span *out);
+/* Element i of an array span; 0 or -1. */
+int sc_index(struct sc_span arr, size_t i, struct sc_span *out);
+/* A number value; 0 or -1 (not a number). */
+int sc_number(struct sc_span v, double *out);
+/* A string value decoded into buf (\uXXXX as UTF-8); -1 when not a string
+ * or longer than cap - 1 bytes. */
+int sc_string(struct sc_span v, char *buf, size_t cap);
+/* Decoded length in bytes of a string value; -1 when not a string. */
+long sc_strlen(struct sc_span v);
+
+#endif
