@@ -358,6 +358,8 @@ static const char *request_problem(const json_t *req, char *buf, size_t n)
 int gen_request(struct gen *g, json_t *req, long line)
 {
 	const char *st = rec_str(req, "status");
+	if (stages_wants_fix(g, req))
+		return stages_fix_record(g, req) ? -1 : 0;
 	if (!st || strcmp(st, ST_SELECTED) != 0)
 		return g->emit(g->ctx, req) ? -1 : 0;
 	char buf[256];

@@ -1,18 +1,38 @@
 /*
- * stages: the language-model generators of kgen (plan, write, fix), built
- * on lib/llm.h.  gen_request hands every non-seed request to stages_request
- * when the generator is a model provider.  Records are emitted through the
- * gen's callback; nothing returned here is owned by the caller.
+ * stages: the language-model generators of kgen — plan, write, fix — built
+ * on lib/llm.h, lib/prompt.h and lib/extract.h (docs/tools/kgen.md).
+ *
+ * gen_request hands every non-seed request to stages_request when the
+ * generator is a model provider, and failed candidates to stages_fix_record
+ * when the fix stage is on.  Records go out through the gen's emit callback;
+ * nothing returned here is owned by the caller.
  */
 #ifndef KSCI_STAGES_H
 #define KSCI_STAGES_H
 
 #include <jansson.h>
 
+#include "llm.h"
+
 struct gen;
+
+struct stages_config {
+	struct llm_config llm;
+	const char *stage;     /* "auto" (plan then write; fix for failed bases), "plan", "write", "fix" */
+	const char *prompts;   /* template directory */
+	const char *knowledge; /* knowledge directory */
+	int max_fix;           /* fix attempts per lineage */
+	int keep;              /* plans kept from a plan call (3) */
+	int notebook_max;      /* notebook lines in a prompt */
+};
 
 /* 0 done (children or a gen_error emitted), 1 request invalid (emitted
  * marked), -1 emitting failed. */
 int stages_request(struct gen *g, const json_t *req, long line);
+/* Whether rec (not a request) is a failed candidate the fix stage takes. */
+int stages_wants_fix(const struct gen *g, const json_t *rec);
+/* Emit rec unchanged, then a fixed child (or nothing past the attempt
+ * bound).  0, or -1 when emitting failed. */
+int stages_fix_record(struct gen *g, const json_t *rec);
 
 #endif

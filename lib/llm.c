@@ -1,0 +1,983 @@
+/*
+ * llm: providers, retry policy, cache, accounting; see llm.h.
+ *
+ * One call goes: cache lookup -> concurrency slot -> provider (with retries
+ * for the HTTP ones) -> transcript entry -> cache store.  The transcript is a
+ * file of gzip members, one per exchange, appended under flock, so that a
+ * record can name an exchange by byte offset and readers can inflate just
+ * that member; replay reads the same files back.  The cache stores the
+ * reply together with the pointer to the exchange that first produced it,
+ * so a cached answer still points at a real prompt/response pair.
+ */
+#include "llm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "http.h"
+#include "sha256.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = {(time_t)s, (long)((s - floor(s)) * 1e9)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static const char *env_or(const char *v, const char *name, const char *def)
+{
+	if (v && *v)
+		return v;
+	const char *e = name ? getenv(name) : NULL;
+	return e && *e ? e : def;
+}
+
+void llm_config_defaults(struct llm_config *c)
+{
+	if (!c->provider)
+		c->provider = env_or(NULL, "KSCI_PROVIDER", "openai");
+	int anth = strcmp(c->provider, "anthropic") == 0;
+	c->model = env_or(c->model, "KSCI_MODEL", anth ? "claude-sonnet-4-5" : strcmp(c->provider, "openai") == 0 ? "gpt-4o" : c->provider);
+	if (anth) {
+		c->base_url = env_or(c->base_url, "ANTHROPIC_BASE_URL", "https://api.anthropic.com");
+		c->api_key = env_or(c->api_key, "ANTHROPIC_API_KEY", NULL);
+	} else {
+		c->base_url = env_or(c->base_url, "OPENAI_BASE_URL", "https://api.openai.com/v1");
+		c->api_key = env_or(c->api_key, "OPENAI_API_KEY", NULL);
+	}
+	c->anthropic_version = env_or(c->anthropic_version, "ANTHROPIC_VERSION", "2023-06-01");
+	c->command = env_or(c->command, "KSCI_LLM_CMD", NULL);
+	c->replay = env_or(c->replay, "KSCI_REPLAY", NULL);
+	if (c->max_tokens <= 0)
+		c->max_tokens = 4096;
+	if (c->n < 1)
+		c->n = 1;
+	if (c->connect_timeout <= 0)
+		c->connect_timeout = 10;
+	if (c->timeout <= 0)
+		c->timeout = 600;
+	if (c->max_retries < 0)
+		c->max_retries = 4;
+	if (c->backoff_base <= 0)
+		c->backoff_base = 1;
+	if (c->backoff_max <= 0)
+		c->backoff_max = 60;
+	if (c->max_concurrent <= 0)
+		c->max_concurrent = 4;
+}
+
+/* ---- policy pieces ---- */
+
+double llm_backoff(int attempt, double base, double max, double retry_after, uint64_t *rng)
+{
+	if (retry_after >= 0)
+		return retry_after < max ? retry_after : max;
+	double d = base * pow(2.0, attempt > 30 ? 30 : attempt);
+	if (d > max)
+		d = max;
+	/* splitmix64 step: jitter in [0.5, 1) so synchronized clients spread out
+	 * but never retry sooner than half the schedule. */
+	uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return d * (0.5 + 0.5 * (double)(z >> 11) / 9007199254740992.0);
+}
+
+double llm_parse_retry_after(const char *v, long now)
+{
+	if (!v || !*v)
+		return -1;
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	while (*end == ' ')
+		end++;
+	if (!errno && end != v && !*end)
+		return d >= 0 && isfinite(d) ? d : -1;
+	struct tm tm = {0};
+	const char *e = strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	if (!e)
+		return -1;
+	long t = (long)timegm(&tm);
+	return t > now ? (double)(t - now) : 0;
+}
+
+int llm_retryable(long status)
+{
+	return status == 408 || status == 409 || status == 429 || (status >= 500 && status <= 599);
+}
+
+const char *llm_status_reason(long status, const char *body)
+{
+	body = body ? body : "";
+	int quota = strstr(body, "insufficient_quota") || strstr(body, "billing") || strstr(body, "credit balance") ||
+		    strstr(body, "quota");
+	if (status == 401 || status == 403)
+		return "auth";
+	if (status == 402 || ((status == 429 || status == 400) && quota))
+		return "quota";
+	if (status == 429)
+		return "rate_limited";
+	if (status == 529)
+		return "overloaded";
+	if (status == 408)
+		return "timeout";
+	if (status >= 500)
+		return "server_error";
+	return "bad_request";
+}
+
+static int json_to_key(json_t *j, char out[65])
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!s)
+		return -1;
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, s, strlen(s));
+	sha256_hex(&h, out, 64);
+	free(s);
+	return 0;
+}
+
+static json_t *params_json(const struct llm_config *c)
+{
+	json_t *p = json_pack("{s:I, s:i}", "max_tokens", (json_int_t)c->max_tokens, "n", c->n);
+	if (c->temperature >= 0)
+		json_object_set_new(p, "temperature", json_real(c->temperature));
+	if (c->have_seed)
+		json_object_set_new(p, "seed", json_integer(c->seed));
+	return p;
+}
+
+void llm_cache_key(const struct llm_config *c, const char *system, const char *prompt, char out[65])
+{
+	json_t *k = json_pack("{s:s, s:s, s:s, s:o}", "model", c->model ? c->model : "", "system", system ? system : "",
+			      "prompt", prompt, "params", params_json(c));
+	json_to_key(k, out);
+	json_decref(k);
+}
+
+static void prompt_hash(const char *system, const char *prompt, char out[65])
+{
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, system ? system : "", strlen(system ? system : "") + 1);
+	sha256_update(&h, prompt, strlen(prompt));
+	sha256_hex(&h, out, 64);
+}
+
+/* ---- replies ---- */
+
+void llm_reply_free(struct llm_reply *r)
+{
+	for (int i = 0; i < r->nchoices; i++)
+		if (r->choices[i] != r->text)
+			free(r->choices[i]);
+	free(r->choices);
+	free(r->text);
+	free(r->model);
+	free(r->finish);
+	json_decref(r->exchange);
+	memset(r, 0, sizeof *r);
+}
+
+static char *sdup(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Take choices from a JSON array of strings (first becomes text). */
+static void set_choices(struct llm_reply *r, json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	r->choices = calloc(n ? n : 1, sizeof *r->choices);
+	for (size_t i = 0; i < n && r->choices; i++)
+		r->choices[r->nchoices++] = sdup(json_string_value(json_array_get(arr, i)));
+	r->text = r->nchoices ? r->choices[0] : NULL;
+}
+
+static json_t *reply_response_json(const struct llm_reply *r)
+{
+	json_t *ch = json_array();
+	for (int i = 0; i < r->nchoices; i++)
+		json_array_append_new(ch, json_string(r->choices[i] ? r->choices[i] : ""));
+	return json_pack("{s:o, s:s?, s:s?, s:I, s:I}", "choices", ch, "model", r->model, "finish", r->finish,
+			 "tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out);
+}
+
+static void reply_from_response(struct llm_reply *r, const json_t *resp)
+{
+	set_choices(r, json_object_get(resp, "choices"));
+	r->model = sdup(json_string_value(json_object_get(resp, "model")));
+	r->finish = sdup(json_string_value(json_object_get(resp, "finish")));
+	r->tokens_in = (long)json_integer_value(json_object_get(resp, "tokens_in"));
+	r->tokens_out = (long)json_integer_value(json_object_get(resp, "tokens_out"));
+}
+
+/* ---- prices: "MODEL USD_PER_MTOK_IN USD_PER_MTOK_OUT", '#' comments, "*" any ---- */
+
+static double price_of(const char *path, const char *model, long tin, long tout)
+{
+	if (!path)
+		return NAN;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NAN;
+	char line[512], name[256];
+	double pin, pout, star = NAN;
+	double found = NAN;
+	while (fgets(line, sizeof line, f)) {
+		char *h = strchr(line, '#');
+		if (h)
+			*h = '\0';
+		if (sscanf(line, "%255s %lf %lf", name, &pin, &pout) != 3)
+			continue;
+		double cost = (tin * pin + tout * pout) / 1e6;
+		if (model && strcmp(name, model) == 0) {
+			found = cost;
+			break;
+		}
+		if (strcmp(name, "*") == 0)
+			star = cost;
+	}
+	fclose(f);
+	return isnan(found) ? star : found;
+}
+
+/* ---- cache ---- */
+
+static char *cache_path(const char *dir, const char *key)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%.2s/%s.json", dir, key, key) < 0)
+		return NULL;
+	return p;
+}
+
+static int mkdirs(const char *path)
+{
+	char *p = strdup(path);
+	if (!p)
+		return -1;
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0777);
+			*s = '/';
+		}
+	int rc = mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
+	free(p);
+	return rc;
+}
+
+static json_t *cache_get(const struct llm_config *c, const char *key)
+{
+	if (!c->cache_dir || c->no_cache)
+		return NULL;
+	char *p = cache_path(c->cache_dir, key);
+	json_t *j = p ? json_load_file(p, 0, NULL) : NULL;
+	free(p);
+	return j;
+}
+
+static void cache_put(const struct llm_config *c, const char *key, const struct llm_reply *r)
+{
+	if (!c->cache_dir)
+		return;
+	char *p = cache_path(c->cache_dir, key), *tmp = NULL, dir[4096];
+	if (!p)
+		return;
+	snprintf(dir, sizeof dir, "%s/%.2s", c->cache_dir, key);
+	json_t *j = json_pack("{s:o, s:O?}", "response", reply_response_json(r), "exchange", r->exchange);
+	if (mkdirs(dir) == 0 && asprintf(&tmp, "%s.%ld.tmp", p, (long)getpid()) >= 0) {
+		if (json_dump_file(j, tmp, JSON_COMPACT) == 0)
+			rename(tmp, p);
+		else
+			unlink(tmp);
+	}
+	free(tmp);
+	free(p);
+	json_decref(j);
+}
+
+/* Concurrency bound: hold one of max_concurrent flock'ed slot files.
+ * Returns the fd (close to release) or -1 when there is no cache dir. */
+static int slot_take(const struct llm_config *c, double deadline)
+{
+	if (!c->cache_dir)
+		return -1;
+	char dir[4096], p[4200];
+	snprintf(dir, sizeof dir, "%s/slots", c->cache_dir);
+	if (mkdirs(dir) != 0)
+		return -1;
+	for (;;) {
+		for (int i = 0; i < c->max_concurrent; i++) {
+			snprintf(p, sizeof p, "%s/%d.lock", dir, i);
+			int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+			if (fd < 0)
+				return -1;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				return fd;
+			close(fd);
+		}
+		if (now_s() > deadline)
+			return -1; /* waited long enough: go on rather than hang */
+		sleep_s(0.05);
+	}
+}
+
+/* ---- transcript ---- */
+
+static int gz_member(const char *in, size_t n, unsigned char **out, size_t *outn)
+{
+	z_stream z = {0};
+	if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	size_t cap = deflateBound(&z, n) + 64;
+	*out = malloc(cap);
+	if (!*out) {
+		deflateEnd(&z);
+		return -1;
+	}
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)n;
+	z.next_out = *out;
+	z.avail_out = (uInt)cap;
+	int rc = deflate(&z, Z_FINISH);
+	*outn = cap - z.avail_out;
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(*out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Append one exchange; returns its pointer {"file","offset","sha"} or NULL. */
+static json_t *transcript_add(const char *file, json_t *entry)
+{
+	if (!file)
+		return NULL;
+	char *line = json_dumps(entry, JSON_COMPACT);
+	if (!line)
+		return NULL;
+	size_t n = strlen(line);
+	char *ln = realloc(line, n + 2);
+	if (!ln) {
+		free(line);
+		return NULL;
+	}
+	line = ln;
+	line[n++] = '\n';
+	line[n] = '\0';
+	struct sha256 h;
+	char sha[65];
+	sha256_init(&h);
+	sha256_update(&h, line, n);
+	sha256_hex(&h, sha, 64);
+	unsigned char *gz;
+	size_t gzn;
+	json_t *ptr = NULL;
+	if (gz_member(line, n, &gz, &gzn) == 0) {
+		int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			struct stat st;
+			if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && write(fd, gz, gzn) == (ssize_t)gzn)
+				ptr = json_pack("{s:s, s:I, s:s}", "file", file, "offset", (json_int_t)st.st_size, "sha", sha);
+			close(fd);
+		}
+		free(gz);
+	}
+	free(line);
+	return ptr;
+}
+
+json_t *llm_transcript_read(const char *file, long long offset, char *errbuf)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		errf(errbuf, "%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (lseek(fd, (off_t)offset, SEEK_SET) < 0) {
+		errf(errbuf, "%s: seek: %s", file, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	gzFile g = gzdopen(fd, "rb");
+	if (!g) {
+		close(fd);
+		errf(errbuf, "%s: gzdopen failed", file);
+		return NULL;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *b = malloc(cap);
+	while (b) {
+		if (cap - len < 2) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb)
+				break;
+			b = nb;
+			cap *= 2;
+		}
+		if (!gzgets(g, b + len, (int)(cap - len)))
+			break;
+		len += strlen(b + len);
+		if (len && b[len - 1] == '\n')
+			break;
+	}
+	gzclose(g);
+	json_error_t je;
+	json_t *j = b ? json_loadb(b, len, 0, &je) : NULL;
+	if (!j)
+		errf(errbuf, "%s: offset %lld: no transcript entry there", file, offset);
+	free(b);
+	return j;
+}
+
+/* ---- HTTP providers ---- */
+
+static int openai_uses_completion_tokens(const struct llm_config *c, int flipped)
+{
+	int v = c->token_param == 2 ||
+		(c->token_param == 0 && (strncmp(c->model, "o1", 2) == 0 || strncmp(c->model, "o3", 2) == 0 ||
+					 strncmp(c->model, "o4", 2) == 0 || strncmp(c->model, "gpt-5", 5) == 0));
+	return flipped ? !v : v;
+}
+
+static char *openai_body(const struct llm_config *c, const char *system, const char *prompt, int flipped)
+{
+	json_t *msgs = json_array();
+	if (system && *system)
+		json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "system", "content", system));
+	json_array_append_new(msgs, json_pack("{s:s, s:s}", "role", "user", "content", prompt));
+	json_t *b = json_pack("{s:s, s:o}", "model", c->model, "messages", msgs);
+	json_object_set_new(b, openai_uses_completion_tokens(c, flipped) ? "max_completion_tokens" : "max_tokens",
+			    json_integer(c->max_tokens));
+	if (c->temperature >= 0)
+		json_object_set_new(b, "temperature", json_real(c->temperature));
+	if (c->have_seed)
+		json_object_set_new(b, "seed", json_integer(c->seed));
+	if (c->n > 1)
+		json_object_set_new(b, "n", json_integer(c->n));
+	char *s = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	return s;
+}
+
+static char *anthropic_body(const struct llm_config *c, const char *system, const char *prompt)
+{
+	json_t *msgs = json_pack("[{s:s, s:s}]", "role", "user", "content", prompt);
+	json_t *b = json_pack("{s:s, s:I, s:o}", "model", c->model, "max_tokens", (json_int_t)c->max_tokens, "messages", msgs);
+	if (system && *system)
+		json_object_set_new(b, "system", json_string(system));
+	if (c->temperature >= 0)
+		json_object_set_new(b, "temperature", json_real(c->temperature));
+	char *s = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	return s;
+}
+
+/* The error message inside an API error body, for people. */
+static void api_error_text(const char *body, char *out, size_t n)
+{
+	json_t *j = json_loads(body, 0, NULL);
+	json_t *e = json_object_get(j, "error");
+	const char *m = json_string_value(json_is_object(e) ? json_object_get(e, "message") : e);
+	snprintf(out, n, "%.300s", m ? m : body);
+	json_decref(j);
+}
+
+/* Parse a 200 body.  0 ok; -1 with reason. */
+static int parse_openai(const char *body, struct llm_reply *r, char *errbuf)
+{
+	json_error_t je;
+	json_t *j = json_loads(body, 0, &je);
+	if (!j) {
+		r->reason = "truncated";
+		return errf(errbuf, "response body is not complete JSON: %s", je.text);
+	}
+	json_t *ch = json_object_get(j, "choices");
+	if (!json_is_array(ch) || json_array_size(ch) == 0) {
+		json_decref(j);
+		r->reason = "bad_response";
+		return errf(errbuf, "response has no choices");
+	}
+	json_t *texts = json_array();
+	const char *refusal = NULL;
+	size_t i;
+	json_t *c;
+	json_array_foreach(ch, i, c) {
+		json_t *m = json_object_get(c, "message");
+		const char *t = json_string_value(json_object_get(m, "content"));
+		if (!refusal)
+			refusal = json_string_value(json_object_get(m, "refusal"));
+		json_array_append_new(texts, json_string(t ? t : ""));
+	}
+	set_choices(r, texts);
+	json_decref(texts);
+	r->finish = sdup(json_string_value(json_object_get(json_array_get(ch, 0), "finish_reason")));
+	r->model = sdup(json_string_value(json_object_get(j, "model")));
+	json_t *u = json_object_get(j, "usage");
+	r->tokens_in = (long)json_integer_value(json_object_get(u, "prompt_tokens"));
+	r->tokens_out = (long)json_integer_value(json_object_get(u, "completion_tokens"));
+	int rc = 0;
+	if (refusal || (r->finish && strcmp(r->finish, "content_filter") == 0)) {
+		r->reason = "refusal";
+		rc = errf(errbuf, "the model refused: %.300s", refusal ? refusal : "content_filter");
+	}
+	json_decref(j);
+	return rc;
+}
+
+static int parse_anthropic(const char *body, struct llm_reply *r, char *errbuf)
+{
+	json_error_t je;
+	json_t *j = json_loads(body, 0, &je);
+	if (!j) {
+		r->reason = "truncated";
+		return errf(errbuf, "response body is not complete JSON: %s", je.text);
+	}
+	json_t *content = json_object_get(j, "content");
+	if (!json_is_array(content)) {
+		json_decref(j);
+		r->reason = "bad_response";
+		return errf(errbuf, "response has no content blocks");
+	}
+	size_t total = 1, i;
+	json_t *b;
+	json_array_foreach(content, i, b)
+		if (json_is_string(json_object_get(b, "text")))
+			total += json_string_length(json_object_get(b, "text"));
+	char *t = calloc(1, total);
+	json_array_foreach(content, i, b) {
+		const char *type = json_string_value(json_object_get(b, "type"));
+		const char *s = json_string_value(json_object_get(b, "text"));
+		if (t && s && type && strcmp(type, "text") == 0)
+			strcat(t, s);
+	}
+	json_t *texts = json_pack("[s]", t ? t : "");
+	free(t);
+	set_choices(r, texts);
+	json_decref(texts);
+	r->finish = sdup(json_string_value(json_object_get(j, "stop_reason")));
+	r->model = sdup(json_string_value(json_object_get(j, "model")));
+	json_t *u = json_object_get(j, "usage");
+	r->tokens_in = (long)json_integer_value(json_object_get(u, "input_tokens"));
+	r->tokens_out = (long)json_integer_value(json_object_get(u, "output_tokens"));
+	json_decref(j);
+	if (r->finish && strcmp(r->finish, "refusal") == 0) {
+		r->reason = "refusal";
+		return errf(errbuf, "the model refused (stop_reason refusal)");
+	}
+	return 0;
+}
+
+static int http_provider(const struct llm_config *c, const char *system, const char *prompt, struct llm_reply *r,
+			 char *errbuf, double t0)
+{
+	int anth = strcmp(c->provider, "anthropic") == 0;
+	char url[2048], auth[1024], ver[128];
+	size_t bl = strlen(c->base_url);
+	while (bl > 0 && c->base_url[bl - 1] == '/')
+		bl--;
+	snprintf(url, sizeof url, "%.*s%s", (int)bl, c->base_url, anth ? "/v1/messages" : "/chat/completions");
+	if (!c->api_key && (anth || strstr(c->base_url, "api.openai.com"))) {
+		r->reason = "auth";
+		return errf(errbuf, "authentication: %s is not set", anth ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+	}
+	const char *hdr[6];
+	int nh = 0;
+	hdr[nh++] = "Content-Type: application/json";
+	if (anth) {
+		snprintf(auth, sizeof auth, "x-api-key: %s", c->api_key ? c->api_key : "");
+		snprintf(ver, sizeof ver, "anthropic-version: %s", c->anthropic_version);
+		hdr[nh++] = auth;
+		hdr[nh++] = ver;
+	} else if (c->api_key) {
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->api_key);
+		hdr[nh++] = auth;
+	}
+	hdr[nh] = NULL;
+	int flipped = 0;
+	uint64_t rng = c->jitter_seed ^ (uint64_t)getpid();
+	char *body = anth ? anthropic_body(c, system, prompt) : openai_body(c, system, prompt, flipped);
+	for (int attempt = 0;; attempt++) {
+		struct http_resp resp;
+		double left = c->timeout - (now_s() - t0);
+		if (left <= 0.05) {
+			r->reason = "timeout";
+			free(body);
+			return errf(errbuf, "no answer within %.0f s (%d attempts)", c->timeout, attempt);
+		}
+		r->attempts++;
+		int rc = http_post(url, hdr, body, c->connect_timeout, left, &resp, errbuf);
+		r->http_status = resp.status;
+		double ra = -1;
+		int retry = 0;
+		if (rc != 0) {
+			r->reason = resp.fail;
+			retry = 1;
+		} else if (resp.status == 200) {
+			rc = anth ? parse_anthropic(resp.body, r, errbuf) : parse_openai(resp.body, r, errbuf);
+			retry = rc != 0 && strcmp(r->reason, "truncated") == 0;
+			if (rc == 0)
+				r->reason = NULL;
+		} else {
+			char m[400];
+			api_error_text(resp.body, m, sizeof m);
+			r->reason = llm_status_reason(resp.status, resp.body);
+			const char *what = strcmp(r->reason, "auth") == 0    ? "authentication error (check the API key)"
+					   : strcmp(r->reason, "quota") == 0 ? "quota or billing error (not retried)"
+									     : r->reason;
+			errf(errbuf, "HTTP %ld: %s: %s", resp.status, what, m);
+			rc = -1;
+			if (!anth && resp.status == 400 && !flipped && c->token_param == 0 &&
+			    (strstr(resp.body, "max_tokens") || strstr(resp.body, "max_completion_tokens"))) {
+				/* The server wants the other token parameter: switch once. */
+				flipped = 1;
+				free(body);
+				body = openai_body(c, system, prompt, flipped);
+				http_resp_free(&resp);
+				attempt--;
+				continue;
+			}
+			retry = llm_retryable(resp.status) && strcmp(r->reason, "quota") != 0;
+			if (resp.retry_after_ms)
+				ra = llm_parse_retry_after(resp.retry_after_ms, (long)time(NULL)) / 1000.0;
+			if (resp.retry_after)
+				ra = llm_parse_retry_after(resp.retry_after, (long)time(NULL));
+		}
+		http_resp_free(&resp);
+		if (rc == 0) {
+			free(body);
+			return 0;
+		}
+		if (!retry || attempt >= c->max_retries) {
+			free(body);
+			if (retry && attempt > 0) {
+				size_t l = strlen(errbuf);
+				snprintf(errbuf + l, ERRBUF - l, " (gave up after %d attempts)", attempt + 1);
+			}
+			return -1;
+		}
+		/* Free what a failed parse allocated before trying again. */
+		const char *keep = r->reason;
+		int att = r->attempts;
+		long st = r->http_status;
+		llm_reply_free(r);
+		r->reason = keep;
+		r->attempts = att;
+		r->http_status = st;
+		double w = llm_backoff(attempt, c->backoff_base, c->backoff_max, ra, &rng);
+		if (now_s() - t0 + w > c->timeout) {
+			free(body);
+			size_t l = strlen(errbuf);
+			snprintf(errbuf + l, ERRBUF - l, " (next retry would pass the %.0f s limit)", c->timeout);
+			return -1;
+		}
+		sleep_s(w);
+	}
+}
+
+/* ---- cmd: sh -c COMMAND, prompt on stdin, answer on stdout ---- */
+
+static int cmd_provider(const struct llm_config *c, const char *system, const char *prompt, struct llm_reply *r,
+			char *errbuf)
+{
+	if (!c->command) {
+		r->reason = "provider";
+		return errf(errbuf, "cmd provider: no command (--cmd or KSCI_LLM_CMD)");
+	}
+	int in[2], out[2];
+	if (pipe(in) != 0 || pipe(out) != 0) {
+		r->reason = "provider";
+		return errf(errbuf, "pipe: %s", strerror(errno));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		r->reason = "provider";
+		return errf(errbuf, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		setenv("KSCI_LLM_SYSTEM", system ? system : "", 1);
+		setenv("KSCI_LLM_MODEL", c->model ? c->model : "", 1);
+		execl("/bin/sh", "sh", "-c", c->command, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+	size_t plen = strlen(prompt), woff = 0, len = 0, cap = 1 << 14;
+	char *b = malloc(cap);
+	double t0 = now_s();
+	int timed_out = 0, open_in = 1;
+	for (;;) {
+		struct pollfd p[2] = {{out[0], POLLIN, 0}, {open_in ? in[1] : -1, POLLOUT, 0}};
+		double left = c->timeout - (now_s() - t0);
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		if (poll(p, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			break;
+		if (open_in && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = write(in[1], prompt + woff, plen - woff);
+			if (k > 0)
+				woff += (size_t)k;
+			if (k < 0 && errno != EAGAIN) /* the command does not read its input: fine */
+				woff = plen;
+			if (woff == plen) {
+				close(in[1]);
+				open_in = 0;
+			}
+		}
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (b && cap - len < 4096) {
+				char *nb = realloc(b, cap *= 2);
+				if (!nb) {
+					free(b);
+					b = NULL;
+				} else {
+					b = nb;
+				}
+			}
+			ssize_t k = b ? read(out[0], b + len, cap - len - 1) : 0;
+			if (k <= 0)
+				break;
+			len += (size_t)k;
+		}
+	}
+	if (open_in)
+		close(in[1]);
+	close(out[0]);
+	if (timed_out)
+		kill(-pid, SIGKILL);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (!b) {
+		r->reason = "provider";
+		return errf(errbuf, "out of memory");
+	}
+	b[len] = '\0';
+	if (timed_out) {
+		free(b);
+		r->reason = "timeout";
+		return errf(errbuf, "command did not answer within %.0f s", c->timeout);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		free(b);
+		r->reason = "cmd_failed";
+		return errf(errbuf, "command failed (%s %d)", WIFEXITED(st) ? "exit" : "signal",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
+	r->choices = calloc(1, sizeof *r->choices);
+	if (!r->choices) {
+		free(b);
+		r->reason = "provider";
+		return errf(errbuf, "out of memory");
+	}
+	r->choices[0] = r->text = b;
+	r->nchoices = 1;
+	r->model = sdup(c->model);
+	r->finish = sdup("stop");
+	/* No tokenizer here: a rough 4 bytes per token keeps the accounting useful. */
+	r->tokens_in = (long)((strlen(system ? system : "") + plen) / 4);
+	r->tokens_out = (long)(len / 4);
+	return 0;
+}
+
+/* ---- replay: answers from transcripts, by prompt hash (and model) ---- */
+
+static json_t *replay_index; /* path list -> {prompt_hash: [entries]} */
+static char *replay_paths;
+
+static int replay_load(const char *paths, char *errbuf)
+{
+	if (replay_index && replay_paths && strcmp(replay_paths, paths) == 0)
+		return 0;
+	json_decref(replay_index);
+	free(replay_paths);
+	replay_index = json_object();
+	replay_paths = strdup(paths);
+	char *list = strdup(paths), *save = NULL;
+	for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+		gzFile g = gzopen(p, "rb");
+		if (!g) {
+			free(list);
+			return errf(errbuf, "replay: %s: %s", p, strerror(errno));
+		}
+		char *line = malloc(1 << 20);
+		size_t cap = 1 << 20;
+		while (line) {
+			size_t len = 0;
+			line[0] = '\0';
+			while (gzgets(g, line + len, (int)(cap - len))) {
+				len += strlen(line + len);
+				if (len && line[len - 1] == '\n')
+					break;
+				char *nl = realloc(line, cap * 2);
+				if (!nl)
+					break;
+				line = nl;
+				cap *= 2;
+			}
+			if (len == 0)
+				break;
+			json_t *e = json_loadb(line, len, 0, NULL);
+			const char *h = json_string_value(json_object_get(e, "prompt_hash"));
+			if (h && json_is_object(json_object_get(e, "response")) && !json_object_get(e, "error")) {
+				json_t *a = json_object_get(replay_index, h);
+				if (!a)
+					json_object_set_new(replay_index, h, a = json_array());
+				json_array_append(a, e);
+			}
+			json_decref(e);
+		}
+		free(line);
+		gzclose(g);
+	}
+	free(list);
+	return 0;
+}
+
+static int replay_provider(const struct llm_config *c, struct llm_reply *r, char *errbuf)
+{
+	if (!c->replay) {
+		r->reason = "provider";
+		return errf(errbuf, "replay provider: no transcript (--replay or KSCI_REPLAY)");
+	}
+	if (replay_load(c->replay, errbuf) != 0) {
+		r->reason = "provider";
+		return -1;
+	}
+	json_t *a = json_object_get(replay_index, r->prompt_hash), *pick = NULL, *e;
+	size_t i;
+	json_array_foreach(a, i, e) {
+		const char *m = json_string_value(json_object_get(e, "model"));
+		if (!pick || (c->model && m && strcmp(m, c->model) == 0))
+			pick = e;
+	}
+	if (!pick) {
+		r->reason = "replay_miss";
+		return errf(errbuf, "replay: no recorded answer for prompt %.16s", r->prompt_hash);
+	}
+	reply_from_response(r, json_object_get(pick, "response"));
+	return 0;
+}
+
+/* ---- the call ---- */
+
+int llm_complete(const struct llm_config *cfg, const char *system, const char *prompt, struct llm_reply *r,
+		 char *errbuf)
+{
+	struct llm_config c = *cfg;
+	memset(r, 0, sizeof *r);
+	llm_config_defaults(&c);
+	r->cost_usd = NAN;
+	prompt_hash(system, prompt, r->prompt_hash);
+	llm_cache_key(&c, system, prompt, r->key);
+	double t0 = now_s();
+	int replay = strcmp(c.provider, "replay") == 0;
+	json_t *hit = replay ? NULL : cache_get(&c, r->key);
+	if (hit && json_is_object(json_object_get(hit, "response"))) {
+		reply_from_response(r, json_object_get(hit, "response"));
+		json_t *x = json_object_get(hit, "exchange");
+		r->exchange = json_is_object(x) ? json_incref(x) : NULL;
+		r->cached = 1;
+		json_decref(hit);
+		r->latency_s = now_s() - t0;
+		if (r->text)
+			return 0;
+		llm_reply_free(r);
+		r->cost_usd = NAN;
+		prompt_hash(system, prompt, r->prompt_hash);
+		llm_cache_key(&c, system, prompt, r->key);
+	}
+	json_decref(hit);
+	int rc;
+	if (replay) {
+		rc = replay_provider(&c, r, errbuf);
+	} else {
+		int slot = slot_take(&c, t0 + c.timeout);
+		if (strcmp(c.provider, "cmd") == 0)
+			rc = cmd_provider(&c, system, prompt, r, errbuf);
+		else if (strcmp(c.provider, "openai") == 0 || strcmp(c.provider, "anthropic") == 0)
+			rc = http_provider(&c, system, prompt, r, errbuf, t0);
+		else {
+			r->reason = "provider";
+			rc = errf(errbuf, "unknown provider \"%s\"", c.provider);
+		}
+		if (slot >= 0)
+			close(slot);
+	}
+	r->latency_s = now_s() - t0;
+	r->cost_usd = price_of(c.prices, r->model ? r->model : c.model, r->tokens_in, r->tokens_out);
+	if (!replay && (rc == 0 || r->text || r->attempts > 0)) {
+		json_t *entry = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:f}", "time",
+					  (json_int_t)time(NULL), "provider", c.provider, "model", c.model, "key", r->key,
+					  "prompt_hash", r->prompt_hash, "system", system ? system : "", "prompt", prompt,
+					  "params", params_json(&c), "attempts", r->attempts, "http_status",
+					  r->http_status, "latency_s", r->latency_s);
+		if (r->nchoices)
+			json_object_set_new(entry, "response", reply_response_json(r));
+		if (rc != 0)
+			json_object_set_new(entry, "error", json_pack("{s:s, s:s}", "reason", r->reason ? r->reason : "",
+								       "message", errbuf));
+		r->exchange = transcript_add(c.transcript, entry);
+		json_decref(entry);
+	} else if (replay && rc == 0) {
+		json_t *a = json_object_get(replay_index, r->prompt_hash);
+		(void)a;
+		r->exchange = json_pack("{s:s, s:s}", "replayed_from", c.replay, "prompt_hash", r->prompt_hash);
+	}
+	if (rc == 0 && !replay && r->text && !r->reason)
+		cache_put(&c, r->key, r);
+	return rc;
+}
+
+json_t *llm_reply_json(const struct llm_config *c, const struct llm_reply *r, const char *stage)
+{
+	json_t *j = json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:f, s:s, s:b, s:i}", "stage", stage, "provider",
+			      c->provider, "model", r->model ? r->model : c->model, "tokens_in", (json_int_t)r->tokens_in,
+			      "tokens_out", (json_int_t)r->tokens_out, "latency_s", r->latency_s, "prompt_hash",
+			      r->prompt_hash, "cached", r->cached, "attempts", r->attempts);
+	if (!isnan(r->cost_usd))
+		json_object_set_new(j, "cost_usd", json_real(r->cost_usd));
+	if (r->finish)
+		json_object_set_new(j, "finish", json_string(r->finish));
+	if (r->exchange)
+		json_object_set(j, "exchange", r->exchange);
+	if (r->reason)
+		json_object_set_new(j, "reason", json_string(r->reason));
+	return j;
+}
