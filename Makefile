@@ -66,8 +66,12 @@ check: all $(UNITS)
 	$(MAKE) --no-print-directory SAN=1 B=$(B)/san $(B)/san/libksci.a $(UNITS:$(B)/%=$(B)/san/%) $(BINS:$(B)/%=$(B)/san/%)
 	KSCI_BUILD=$(abspath $(B)) tests/run.sh
 
+# The offline default job: a fresh mutate search on the CPU matmul task, then its report.
 demo: all
-	pipelines/evolve.sh --task matmul --generations 6 --population 8 --archive demo/matmul.ndjson.gz
+	rm -f demo/matmul.ndjson.gz demo/matmul.ndjson.gz.lock
+	KSCIBIN=$(abspath $(B))/bin pipelines/evolve.sh --task matmul --generations 6 --population 8 \
+		--budget 0.3 --archive demo/matmul.ndjson.gz
+	$(B)/bin/kreport demo/matmul.ndjson.gz
 
 check-gpu: all
 	tests/gpu/run.sh
