@@ -254,8 +254,10 @@ static int plan(struct job *j, const json_t *base, json_t **kept)
 	json_t *av = json_object_get(a, "avenues");
 	size_t i;
 	json_t *p;
-	json_array_foreach(*kept, i, p) if (av) json_object_set(p, "avenues_considered",
-								  json_integer((json_int_t)json_array_size(av)));
+	json_array_foreach(*kept, i, p) {
+		if (av)
+			json_object_set_new(p, "avenues_considered", json_integer((json_int_t)json_array_size(av)));
+	}
 	json_decref(a);
 	llm_reply_free(&r);
 	j->pending = json_pack("[o]", call);
