@@ -89,12 +89,12 @@ summary() { # generation
 		map(select(.task == $t and .backend == $b)) as $all
 		| ($all | map(select(.generation == $g)) | group_by(.status)
 		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_seed | type) == "number"))
-		   | max_by(.time.speedup_vs_seed)) as $best
+		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
+		   | max_by(.time.speedup_vs_baseline)) as $best
 		| "generation \($g): \($counts)"
 		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_seed * 1000 | round / 1000)x vs seed, "
-		       + "\(($best.time.speedup_vs_baseline // 0) * 1000 | round / 1000)x vs baseline"
+		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
+		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
 		     else "; nothing timed yet" end)'
 }
 
