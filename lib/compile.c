@@ -98,8 +98,10 @@ static int build_argv(const char *backend, const char *wrapper, const json_t *li
 	const char *const *fl;
 	static const char *const cflags[] = {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-fPIC",
 					     "-shared", "-Wl,-Bsymbolic", NULL};
+	/* -cudart shared: the candidate and the harness share one CUDA runtime,
+	 * so launch errors the candidate leaves are seen by the harness. */
 	static const char *const cuflags[] = {"-O3", "-std=c++17", "-lineinfo", "-Xptxas", "-v", "-Xcompiler",
-					      "-fPIC", "-shared", NULL};
+					      "-fPIC", "-shared", "-cudart", "shared", NULL};
 	static const char *const hipflags[] = {"-O3", "-std=c++17", "-fPIC", "-shared",
 					       "-Rpass-analysis=kernel-resource-usage", NULL};
 	if (strcmp(backend, "cuda") == 0) {
@@ -196,7 +198,7 @@ json_t *compile_parse_ptxas(const char *log)
 			json_object_set_new(cur, "spill_stores", json_integer(b));
 			json_object_set_new(cur, "spill_loads", json_integer(c));
 			spills += b + c;
-		} else if (cur && (p = strstr(line, "Used ")) && sscanf(p, "Used %ld registers", &a) == 1) {
+		} else if (cur && strstr(line, "Used ") && sscanf(strstr(line, "Used "), "Used %ld registers", &a) == 1) {
 			json_object_set_new(cur, "registers", json_integer(a));
 			if (a > maxreg)
 				maxreg = a;
@@ -204,10 +206,6 @@ json_t *compile_parse_ptxas(const char *log)
 			long sm = 0;
 			if (s) {
 				const char *q = s;
-				while (q > line && q[-1] != ' ')
-					q--;
-				while (q > line && q[-1] == ' ')
-					q--;
 				while (q > line && q[-1] != ' ')
 					q--;
 				sm = strtol(q, NULL, 10);
@@ -367,9 +365,22 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 		goto done;
 	int ok = !r.timed_out && r.exited && r.code == 0;
 	const char *status = r.timed_out ? "timeout" : ok ? "ok" : "error";
+	/* A target this compiler does not know is not the candidate's fault:
+	 * say so plainly instead of passing on clang's cryptic complaint. */
+	char why[512] = "";
+	if (!ok && !r.timed_out && strcmp(backend, "hip") == 0 && r.out &&
+	    (strstr(r.out, "invalid target ID") || strstr(r.out, "nvalid offload arch") ||
+	     strstr(r.out, "unknown target CPU") || strstr(r.out, "Unsupported CUDA gpu architecture"))) {
+		status = "unsupported";
+		snprintf(why, sizeof why, "unsupported: %s does not support the AMD target %s (%s); "
+			 "Debian's ROCm 5.2 hipcc builds gfx90a and gfx940, not gfx942; use --hip-arch gfx940 or a newer ROCm",
+			 argv[0], argv[1] + strlen("--offload-arch="), ident);
+	}
 	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
 			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
-	if (!ok) {
+	if (why[0])
+		json_object_set_new(st, "message", json_string(why));
+	else if (!ok) {
 		char d[128];
 		proc_describe(&r, d, sizeof d);
 		json_object_set_new(st, "message", json_sprintf("%s %s", argv[0], d));

@@ -107,12 +107,14 @@ static int check_sizes(struct task *t, const char *field, char *e)
 			return errf(e, "%s: %s[%zu] is not an object", t->path, field, i);
 		for (int j = 0; j < t->nargs; j++) {
 			const struct task_arg *a = &t->args[j];
+			if (a->kind == ARG_SCALAR && !json_is_number(json_object_get(sz, a->name)))
+				return errf(e, "%s: %s[%zu] has no number for scalar \"%s\"", t->path, field, i, a->name);
+		}
+		for (int j = 0; j < t->nargs; j++) {
+			const struct task_arg *a = &t->args[j];
 			char e2[ERRBUF];
-			if (a->kind == ARG_SCALAR) {
-				if (!json_is_number(json_object_get(sz, a->name)))
-					return errf(e, "%s: %s[%zu] has no number for scalar \"%s\"", t->path, field, i, a->name);
+			if (a->kind == ARG_SCALAR)
 				continue;
-			}
 			int64_t n;
 			if (task_numel(t, j, sz, &n, e2) < 0)
 				return errf(e, "%s: %s[%zu]: %s", t->path, field, i, e2);
@@ -208,6 +210,12 @@ struct task *task_load(const char *dir, const char *name, char *e)
 	}
 	if (check_sizes(t, "tests", e) < 0 || check_sizes(t, "bench", e) < 0)
 		goto fail;
+	/* Per-back-end benchmark sizes ("bench_cuda": a GPU needs far larger
+	 * problems than a CPU core to be measured fairly). */
+	static const char *const per_backend[] = {"bench_c", "bench_cuda", "bench_hip", NULL};
+	for (int i = 0; per_backend[i]; i++)
+		if (json_object_get(t->json, per_backend[i]) && check_sizes(t, per_backend[i], e) < 0)
+			goto fail;
 	t->tests = json_object_get(t->json, "tests");
 	t->bench = json_object_get(t->json, "bench");
 	char path[PATH_MAX];
@@ -283,6 +291,14 @@ int task_file(const struct task *t, const char *role, const char *backend, char 
 	if (access(buf, R_OK) != 0)
 		return errf(e, "%s: %s file %s is missing", t->path, role, buf);
 	return 0;
+}
+
+const json_t *task_bench(const struct task *t, const char *backend)
+{
+	char k[32];
+	snprintf(k, sizeof k, "bench_%s", backend ? backend : "");
+	const json_t *b = backend ? json_object_get(t->json, k) : NULL;
+	return b ? b : t->bench;
 }
 
 const json_t *task_libs(const struct task *t, const char *role, const char *backend)

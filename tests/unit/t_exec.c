@@ -1,0 +1,168 @@
+/* Unit tests for proc (sandboxed children), task (validation, signature,
+ * wrapper) and compile's resource parsers. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compile.h"
+#include "proc.h"
+#include "t.h"
+#include "task.h"
+
+static void test_proc(void)
+{
+	char e[ERRBUF];
+	struct proc_result r;
+	struct proc_limits lim = {.wall_s = 5};
+	char *echo[] = {"sh", "-c", "cat; echo err >&2; exit 3", NULL};
+	T_OK(proc_run(echo, NULL, "hello", 5, &lim, &r, e) == 0, "proc runs a child");
+	T_OK(r.exited && r.code == 3 && strcmp(r.out, "hello") == 0 && strcmp(r.err, "err\n") == 0,
+	     "stdin delivered, stdout/stderr captured, exit code kept");
+	proc_result_free(&r);
+
+	/* A hang whose grandchild holds the pipe open: the deadline kills the group. */
+	char *hang[] = {"sh", "-c", "sleep 100 & sleep 100", NULL};
+	lim.wall_s = 0.5;
+	double t0 = proc_now();
+	T_OK(proc_run(hang, NULL, NULL, 0, &lim, &r, e) == 0 && r.timed_out && r.signaled && r.sig == SIGKILL,
+	     "deadline kills a hanging child");
+	T_OK(proc_now() - t0 < 3, "and does not wait for its grandchildren (%.2f s)", proc_now() - t0);
+	proc_result_free(&r);
+
+	char *segv[] = {"sh", "-c", "kill -SEGV $$", NULL};
+	lim.wall_s = 5;
+	proc_run(segv, NULL, NULL, 0, &lim, &r, e);
+	char d[128];
+	proc_describe(&r, d, sizeof d);
+	T_OK(r.signaled && r.sig == SIGSEGV && strstr(d, "signal 11"), "a signal is reported (%s)", d);
+	proc_result_free(&r);
+
+	char *flood[] = {"sh", "-c", "yes | head -c 5000000", NULL};
+	lim.capture = 1000;
+	proc_run(flood, NULL, NULL, 0, &lim, &r, e);
+	T_OK(r.out_len == 1000 && r.out_total == 5000000 && r.exited && r.code == 0, "output beyond the capture bound is counted and dropped");
+	proc_result_free(&r);
+
+	char *cpu[] = {"sh", "-c", "while :; do :; done", NULL};
+	struct proc_limits cl = {.wall_s = 10, .cpu_s = 1};
+	proc_run(cpu, NULL, NULL, 0, &cl, &r, e);
+	T_OK(r.signaled && (r.sig == SIGXCPU || r.sig == SIGKILL) && !r.timed_out, "CPU limit stops a spinning child");
+	proc_result_free(&r);
+
+	char *none[] = {"/nonexistent/prog", NULL};
+	proc_run(none, NULL, NULL, 0, &lim, &r, e);
+	T_OK(r.exited && r.code == 127 && strstr(r.err, "cannot run"), "a missing program exits 127 with a message");
+	proc_result_free(&r);
+}
+
+static char root[] = "/tmp/ksci-t-exec-XXXXXX";
+
+static void write_task(const char *name, const char *json)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, name);
+	mkdir(p, 0777);
+	snprintf(p, sizeof p, "%s/%s/task.json", root, name);
+	FILE *f = fopen(p, "w");
+	fputs(json, f);
+	fclose(f);
+	snprintf(p, sizeof p, "%s/%s/reference.c", root, name);
+	f = fopen(p, "w");
+	fputs("/* ref */\n", f);
+	fclose(f);
+}
+
+#define ARGS "\"args\": [{\"name\": \"x\", \"kind\": \"in\", \"dtype\": \"f32\", \"shape\": [\"n\"]}, " \
+	     "{\"name\": \"y\", \"kind\": \"out\", \"dtype\": \"f32\", \"shape\": [\"n\", 2]}, " \
+	     "{\"name\": \"n\", \"kind\": \"scalar\", \"dtype\": \"i32\"}]"
+
+static void test_task(void)
+{
+	char e[ERRBUF];
+	T_OK(mkdtemp(root) != NULL, "temp tasks root");
+	write_task("good", "{" ARGS ", \"tests\": [{\"n\": 3}], \"bench\": [{\"n\": 1000}], "
+			   "\"tolerance\": {\"f32\": {\"atol\": 1e-5, \"rtol\": 1e-4}}, \"reference\": \"reference.c\", "
+			   "\"flops\": \"2*n\"}");
+	const struct task *t = task_get(root, "good", e);
+	T_OK(t != NULL, "a valid task loads (%s)", t ? "" : e);
+	if (!t)
+		return;
+	char sig[256];
+	task_signature(t, "c", sig, sizeof sig);
+	T_OK(strcmp(sig, "void solve(const float* x, float* y, int n)") == 0, "signature from args: %s", sig);
+	T_OK(task_get(root, "good", e) == t, "tasks are cached");
+	json_t *size = json_pack("{s:i}", "n", 7);
+	int64_t n;
+	T_OK(task_numel(t, 1, size, &n, e) == 0 && n == 14, "numel from shape expressions");
+	T_OK(task_formula(t, "flops", size) == 14, "flops formula");
+	char *w = NULL;
+	size_t wl = 0;
+	FILE *f = open_memstream(&w, &wl);
+	task_write_wrapper(t, "cuda", "cand.cu", f);
+	fclose(f);
+	T_OK(strstr(w, "extern \"C\" void solve(const float* x, float* y, int n);") &&
+		     strstr(w, "solve((const float *)a[0], (float *)a[1], *(const int *)a[2])"),
+	     "cuda wrapper declares and calls solve");
+	free(w);
+	json_decref(size);
+
+	write_task("notol", "{" ARGS ", \"tests\": [{\"n\": 3}], \"bench\": [{\"n\": 3}], \"reference\": \"reference.c\"}");
+	T_OK(!task_get(root, "notol", e) && strstr(e, "no tolerance for f32"), "missing tolerance is named: %s", e);
+	write_task("badsize", "{" ARGS ", \"tests\": [{\"m\": 3}], \"bench\": [{\"n\": 3}], "
+			      "\"tolerance\": {\"f32\": {\"atol\": 1, \"rtol\": 1}}, \"reference\": \"reference.c\"}");
+	T_OK(!task_get(root, "badsize", e) && strstr(e, "tests[0] has no number for scalar \"n\""), "size missing a scalar: %s", e);
+	write_task("badsig", "{" ARGS ", \"signature\": \"void solve(float* x)\", \"tests\": [{\"n\": 3}], "
+			     "\"bench\": [{\"n\": 3}], \"tolerance\": {\"f32\": {\"atol\": 1, \"rtol\": 1}}, \"reference\": \"reference.c\"}");
+	T_OK(!task_get(root, "badsig", e) && strstr(e, "\"signature\" says"), "declared signature must match args");
+	write_task("badjson", "{\"args\": [");
+	T_OK(!task_get(root, "badjson", e) && strstr(e, "task.json: line"), "JSON error names the line: %s", e);
+	T_OK(!task_get(root, "nosuch", e) && strstr(e, "unknown task \"nosuch\""), "unknown task named");
+	T_OK(!task_get(root, "../etc", e) && strstr(e, "bad task name"), "task names cannot escape the root");
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	T_OK(system(cmd) == 0, "cleanup");
+}
+
+static void test_parsers(void)
+{
+	const char *ptx =
+		"ptxas info    : 0 bytes gmem\n"
+		"ptxas info    : Compiling entry function '_Z4tilePKfPfi' for 'sm_90a'\n"
+		"ptxas info    : Function properties for _Z4tilePKfPfi\n"
+		"    0 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+		"ptxas info    : Used 40 registers, used 1 barriers, 4096 bytes smem, 384 bytes cmem[0]\n"
+		"ptxas info    : Compiling entry function '_Z3addPf' for 'sm_90a'\n"
+		"ptxas info    : Function properties for _Z3addPf\n"
+		"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+		"ptxas info    : Used 8 registers, used 0 barriers, 360 bytes cmem[0]\n";
+	json_t *r = compile_parse_ptxas(ptx);
+	T_OK(r && json_array_size(json_object_get(r, "kernels")) == 2, "ptxas: two kernels");
+	T_OK(r && json_integer_value(json_object_get(r, "max_registers")) == 40 &&
+		     json_integer_value(json_object_get(r, "max_smem_bytes")) == 4096 &&
+		     json_integer_value(json_object_get(r, "spills")) == 12,
+	     "ptxas: registers, smem, spills (regression: smem was read from the word before the number)");
+	json_decref(r);
+	T_OK(compile_parse_ptxas("nothing here\n") == NULL, "ptxas: no lines, no resources");
+	const char *amd =
+		"candidate.hip:3:1: remark: Function Name: _Z3addPf [-Rpass-analysis=kernel-resource-usage]\n"
+		"candidate.hip:3:1: remark:     SGPRs: 18 [-Rpass-analysis=kernel-resource-usage]\n"
+		"candidate.hip:3:1: remark:     VGPRs: 12 [-Rpass-analysis=kernel-resource-usage]\n"
+		"candidate.hip:3:1: remark:     ScratchSize [bytes/lane]: 0 [-Rpass-analysis=kernel-resource-usage]\n"
+		"candidate.hip:3:1: remark:     LDS Size [bytes/block]: 2048 [-Rpass-analysis=kernel-resource-usage]\n";
+	r = compile_parse_amdgpu(amd);
+	T_OK(r && json_integer_value(json_object_get(r, "max_registers")) == 12 &&
+		     json_integer_value(json_object_get(r, "max_smem_bytes")) == 2048,
+	     "amdgpu: VGPRs and LDS");
+	json_decref(r);
+}
+
+int main(void)
+{
+	test_proc();
+	test_task();
+	test_parsers();
+	return T_DONE();
+}
