@@ -14,6 +14,16 @@
  * Timing interleaves candidate, baseline and seed in rotating order so drift
  * cancels, and stops when the standard error of the mean is below the target
  * fraction of the mean for all of them, or the size's time budget is spent.
+ * A device layer may flag a timed call whose clocks disagree (the CUDA one:
+ * host time around full syncs well above the default-stream events, i.e.
+ * work left on another stream); a candidate flagged on more than a tenth of
+ * its timed calls is "wrong": it broke the calling convention, and its
+ * timings cannot be trusted.
+ *
+ * Benchmark sizes are the task's "bench_<backend>" when present.  A task may
+ * give a device reference ("reference_cuda"), used for benchmark sizes only,
+ * where the host reference would take minutes; test sizes always use the
+ * host reference (tests/gpu checks the device reference against it).
  */
 #include "harness.h"
 
@@ -47,7 +57,9 @@ struct job {
 	const struct dev_ops *d;
 	const struct task *t;
 	const json_t *j;
-	ksci_call_fn ref;
+	ksci_call_fn ref, ref_dev;
+	const json_t *bench; /* benchmark sizes for this back end */
+	json_t *peak;	     /* measured peak rates, or NULL */
 	double max_abs, max_rel;
 	int checks;
 };
@@ -116,8 +128,54 @@ static void arrays_free(struct arrays *A)
 	memset(A, 0, sizeof *A);
 }
 
-/* Inputs from seed, and the reference's outputs. */
-static int prepare(struct job *J, const json_t *size, uint64_t seed, struct arrays *A, char *e)
+static void unstage(struct job *J, void **dev);
+
+/* The reference on the device: inputs up, outputs (zeroed, or inout's
+ * initial contents) up, call, outputs back into A->ref. */
+static int ref_on_device(struct job *J, struct arrays *A, char *e)
+{
+	const struct task *t = J->t;
+	int n = t->nargs, rc = -1;
+	void **dev = calloc((size_t)n, sizeof *dev), **args = calloc((size_t)n, sizeof *args);
+	if (!dev || !args) {
+		errf(e, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct task_arg *a = &t->args[i];
+		if (a->kind == ARG_SCALAR) {
+			args[i] = A->scalar[i].raw;
+			continue;
+		}
+		if (!(dev[i] = J->d->alloc(A->bytes[i] ? A->bytes[i] : 1, e)))
+			goto out;
+		args[i] = dev[i];
+		if (A->bytes[i] && J->d->to_dev(dev[i], a->kind == ARG_IN ? A->init[i] : A->ref[i], A->bytes[i], e) < 0)
+			goto out;
+	}
+	if (J->d->call(J->ref_dev, args, NULL, e) < 0) {
+		char m[ERRBUF];
+		snprintf(m, sizeof m, "%s", e);
+		errf(e, "the task's device reference failed: %s", m);
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		if (t->args[i].kind != ARG_SCALAR && t->args[i].kind != ARG_IN && A->bytes[i] &&
+		    J->d->to_host(A->ref[i], dev[i], A->bytes[i], e) < 0)
+			goto out;
+	rc = 0;
+out:
+	if (dev)
+		unstage(J, dev);
+	free(dev);
+	free(args);
+	return rc;
+}
+
+/* Inputs from seed, and (want_ref) the reference's outputs: from the device
+ * reference when `big` and the task has one, else from the host reference. */
+static int prepare(struct job *J, const json_t *size, uint64_t seed, int want_ref, int big, struct arrays *A,
+		   char *e)
 {
 	const struct task *t = J->t;
 	memset(A, 0, sizeof *A);
@@ -156,7 +214,11 @@ static int prepare(struct job *J, const json_t *size, uint64_t seed, struct arra
 		}
 		args[i] = a->kind == ARG_IN ? A->init[i] : A->ref[i];
 	}
-	J->ref(args);
+	if (want_ref && big && J->ref_dev) {
+		if (ref_on_device(J, A, e) < 0)
+			goto fail;
+	} else if (want_ref)
+		J->ref(args);
 	free(args);
 	return 0;
 oom:
@@ -182,6 +244,10 @@ static int stage_args(struct job *J, const struct arrays *A, void **dev, void **
 			return -1;
 		args[i] = dev[i];
 		if (A->bytes[i] == 0)
+			continue;
+		/* KSCI_UNSAFE_NO_POISON exists only so that tests/gpu can show the
+		 * hole poisoning closes; never set it otherwise. */
+		if (a->kind == ARG_OUT && getenv("KSCI_UNSAFE_NO_POISON"))
 			continue;
 		if (a->kind == ARG_OUT) {
 			void *p = malloc(A->bytes[i]);
@@ -276,10 +342,10 @@ static int compare(struct job *J, int ai, const void *got, const void *want, int
 
 /* One correctness check of fn at size with inputs from seed.
  * 0 ok, 1 wrong (*mm set), -1 device fault or setup failure (e). */
-static int check(struct job *J, ksci_call_fn fn, const json_t *size, uint64_t seed, json_t **mm, char *e)
+static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, uint64_t seed, json_t **mm, char *e)
 {
 	struct arrays A;
-	if (prepare(J, size, seed, &A, e) < 0)
+	if (prepare(J, size, seed, 1, big, &A, e) < 0)
 		return -1;
 	int n = J->t->nargs, rc = -1;
 	void **dev = calloc((size_t)n, sizeof *dev), **args = calloc((size_t)n, sizeof *args);
@@ -343,7 +409,7 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 	const json_t *seeds = json_object_get(J->j, "seeds");
 	size_t ns = json_array_size(seeds) ? json_array_size(seeds) : 1;
 	const char *which = json_string_value(json_object_get(J->j, "sizes"));
-	const json_t *lists[2] = {J->t->tests, which && strcmp(which, "all") == 0 ? J->t->bench : NULL};
+	const json_t *lists[2] = {J->t->tests, which && strcmp(which, "all") == 0 ? J->bench : NULL};
 	for (int l = 0; l < 2; l++) {
 		size_t i;
 		json_t *size;
@@ -355,7 +421,7 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 				task_size_str(size, sz, sizeof sz);
 				fprintf(stderr, "kharness: check %s seed=%" PRIu64 "\n", sz, seed);
 				json_t *mm = NULL;
-				int rc = check(J, cand, size, seed, &mm, e);
+				int rc = check(J, cand, size, l == 1, seed, &mm, e);
 				if (rc < 0) {
 					char m[ERRBUF + 300];
 					snprintf(m, sizeof m, "at %s seed=%" PRIu64 ": %s", sz, seed, e);
@@ -382,7 +448,7 @@ struct who {
 	ksci_call_fn fn;
 	void **dev, **args;
 	double *s;
-	size_t n;
+	size_t n, flagged; /* flagged: timed calls the device layer distrusted */
 };
 
 static json_t *summary(const struct who *w, struct stats *st)
@@ -400,7 +466,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	int warmup = (int)jnum(o, "warmup", 3);
 	struct arrays A;
-	if (prepare(J, size, seed, &A, e) < 0)
+	char xmsg[ERRBUF] = "";
+	if (prepare(J, size, seed, 0, 1, &A, e) < 0)
 		return NULL;
 	json_t *res = NULL;
 	int n = J->t->nargs, staged = 0;
@@ -408,7 +475,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		W[w].dev = calloc((size_t)n, sizeof(void *));
 		W[w].args = calloc((size_t)n, sizeof(void *));
 		W[w].s = malloc(max_runs * sizeof(double));
-		W[w].n = 0;
+		W[w].n = W[w].flagged = 0;
 		if (!W[w].dev || !W[w].args || !W[w].s || stage_args(J, &A, W[w].dev, W[w].args, e) < 0) {
 			if (!W[w].s)
 				errf(e, "out of memory");
@@ -430,9 +497,15 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			if (J->d->flush && J->d->flush(e) < 0)
 				goto out;
 			double s;
-			if (J->d->call(w->fn, w->args, &s, e) < 0) {
+			int rc = J->d->call(w->fn, w->args, &s, e);
+			if (rc < 0) {
 				*fail_res = fault("crashed", e);
 				goto out;
+			}
+			if (rc == 1) {
+				w->flagged++;
+				if (w == &W[0] && !xmsg[0])
+					snprintf(xmsg, sizeof xmsg, "%s", e);
 			}
 			w->s[w->n++] = s;
 		}
@@ -451,6 +524,12 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (settled || proc_now() - t0 > budget)
 			break;
 	}
+	if (W[0].flagged * 10 > W[0].n) {
+		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", "wrong");
+		json_object_set_new(*fail_res, "message",
+				    json_sprintf("timing cross-check failed on %zu of %zu calls: %s", W[0].flagged, W[0].n, xmsg));
+		goto out;
+	}
 	res = json_pack("{s:O}", "size", size);
 	struct stats st[3];
 	for (int k = 0; k < nw; k++)
@@ -468,6 +547,14 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		json_object_set_new(res, "bytes", json_real(by));
 		json_object_set_new(res, "gbps", json_real(by / st[0].median / 1e9));
 	}
+	double pf = jnum(J->peak, "sgemm_gflops", 0), pb = jnum(J->peak, "copy_gbps", 0);
+	if (isfinite(fl) && pf > 0)
+		json_object_set_new(res, "pct_peak_flops", json_real(100 * fl / st[0].median / 1e9 / pf));
+	if (isfinite(by) && pb > 0)
+		json_object_set_new(res, "pct_peak_bw", json_real(100 * by / st[0].median / 1e9 / pb));
+	for (int k = 0; k < nw; k++)
+		if (W[k].flagged)
+			json_object_set_new(json_object_get(res, W[k].name), "xcheck_flagged", json_integer((json_int_t)W[k].flagged));
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
 out:
 	for (int w = 0; w < staged; w++)
@@ -485,7 +572,7 @@ out:
 
 static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 {
-	struct who W[3] = {{"candidate", cand, 0, 0, 0, 0}};
+	struct who W[3] = {{.name = "candidate", .fn = cand}};
 	int nw = 1;
 	const json_t *j = J->j;
 	if ((W[nw].fn = load_fn(json_string_value(json_object_get(j, "baseline")), e)))
@@ -502,20 +589,23 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 	json_t *size;
 	double sb[64], ss[64];
 	size_t nsb = 0, nss = 0, k = 0;
-	json_array_foreach(J->t->bench, i, size)
+	if (J->d->peak)
+		J->peak = J->d->peak();
+	json_array_foreach(J->bench, i, size)
 	{
 		char sz[256];
 		task_size_str(size, sz, sizeof sz);
 		uint64_t s1 = job_seed(seeds, k++), s2 = job_seed(seeds, k++);
 		json_t *mm = NULL;
 		fprintf(stderr, "kharness: check before timing %s\n", sz);
-		int rc = check(J, cand, size, s1, &mm, e);
+		int rc = check(J, cand, size, 1, s1, &mm, e);
 		if (rc == 0) {
 			fprintf(stderr, "kharness: time %s\n", sz);
 			json_t *fail_res = NULL;
 			json_t *r = time_size(J, W, nw, size, s1, e, &fail_res);
 			if (!r) {
 				json_decref(sizes);
+				json_decref(J->peak);
 				return fail_res ? fail_res : fault("crashed", e);
 			}
 			json_array_append_new(sizes, r);
@@ -528,10 +618,11 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			/* Fresh inputs after the timing loop: a result cached by
 			 * pointer or right only on the first call fails here. */
 			fprintf(stderr, "kharness: check after timing %s\n", sz);
-			rc = check(J, cand, size, s2, &mm, e);
+			rc = check(J, cand, size, 1, s2, &mm, e);
 		}
 		if (rc != 0) {
 			json_decref(sizes);
+			json_decref(J->peak);
 			if (rc < 0)
 				return fault("crashed", e);
 			json_t *r = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", "wrong", "mismatch", mm);
@@ -546,8 +637,15 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 		json_object_set_new(r, "speedup_vs_baseline", json_real(stats_geomean(sb, nsb)));
 	if (nss)
 		json_object_set_new(r, "speedup_vs_seed", json_real(stats_geomean(ss, nss)));
-	if (J->d->env)
-		json_object_set_new(r, "env", J->d->env());
+	if (J->d->env) {
+		json_t *env = J->d->env();
+		const char *cc = json_string_value(json_object_get(j, "compiler"));
+		if (json_is_object(env) && cc)
+			json_object_set_new(env, "compiler", json_string(cc));
+		json_object_set_new(r, "env", env);
+	}
+	if (J->peak)
+		json_object_set_new(r, "peak", J->peak);
 	return r;
 }
 
@@ -562,7 +660,8 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 	const struct task *t = task_get(json_string_value(json_object_get(job, "tasks_root")), tname, e);
 	if (!t)
 		return NULL;
-	struct job J = {.d = d, .t = t, .j = job};
+	const char *backend = json_string_value(json_object_get(job, "backend"));
+	struct job J = {.d = d, .t = t, .j = job, .bench = task_bench(t, backend ? backend : "c")};
 	if (!(J.ref = load_fn(json_string_value(json_object_get(job, "reference")), e))) {
 		if (!e[0])
 			errf(e, "job has no reference");
@@ -571,7 +670,16 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 	ksci_call_fn cand = load_fn(json_string_value(json_object_get(job, "candidate")), e);
 	if (!cand)
 		return NULL;
-	if (d->init && d->init(e) < 0)
+	if (json_object_get(job, "reference_dev") &&
+	    !(J.ref_dev = load_fn(json_string_value(json_object_get(job, "reference_dev")), e)))
+		return NULL;
+	int irc = d->init ? d->init(e) : 0;
+	if (irc == -2) {
+		char m[ERRBUF + 16];
+		snprintf(m, sizeof m, "unsupported: %s", e);
+		return fault("unsupported", m);
+	}
+	if (irc < 0)
 		return fault("crashed", e);
 	if (strcmp(mode, "verify") == 0)
 		return verify(&J, cand, e);

@@ -20,6 +20,8 @@ typedef void (*ksci_call_fn)(void **args);
 
 struct dev_ops {
 	const char *name;
+	/* -1: the device failed; -2: there is no such device here (the result
+	 * is then status "unsupported" with the message). */
 	int (*init)(char *e);
 	void *(*alloc)(size_t n, char *e);
 	void (*release)(void *p);
@@ -27,12 +29,17 @@ struct dev_ops {
 	int (*to_host)(void *dst, const void *src, size_t n, char *e);
 	/* Call fn and wait for everything it started; an asynchronous fault is
 	 * returned as -1 with the message.  *seconds: the call's duration
-	 * (NULL when not timing). */
+	 * (NULL when not timing).  1: timed, but the device layer's clocks
+	 * disagree (e.g. work outside the events' stream); *seconds is then the
+	 * conservative figure and e says why. */
 	int (*call)(ksci_call_fn fn, void **args, double *seconds, char *e);
 	/* Evict caches between timed calls (may be NULL). */
 	int (*flush)(char *e);
 	/* Facts about the device for the record's time.env (new reference). */
 	json_t *(*env)(void);
+	/* Measured peak rates {"copy_gbps", "sgemm_gflops", ...} for % of peak
+	 * (new reference; may be NULL). */
+	json_t *(*peak)(void);
 };
 
 extern const struct dev_ops dev_host;

@@ -60,6 +60,8 @@ static int wants(const struct run_opts *o, const char *st)
 	return 0;
 }
 
+static char cand_compiler[256]; /* the candidate's compiler, for time.env */
+
 static int compile_role(const struct task *t, const char *backend, const char *role, const char *src,
 			const struct run_opts *o, char *so, char *e)
 {
@@ -69,6 +71,10 @@ static int compile_role(const struct task *t, const char *backend, const char *r
 	int ok = co.ok;
 	if (ok)
 		snprintf(so, PATH_MAX, "%s", co.so);
+	if (strcmp(role, "candidate") == 0) {
+		const char *c = json_string_value(json_object_get(co.stage, "compiler"));
+		snprintf(cand_compiler, sizeof cand_compiler, "%s", c ? c : "");
+	}
 	else
 		errf(e, "%s of task %s does not compile (%s)", role, t->name,
 		     json_string_value(json_object_get(co.stage, "status")));
@@ -153,13 +159,26 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, m);
 		return 0;
 	}
-	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX];
+	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX], refdev[PATH_MAX];
 	if (compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e) < 0 ||
 	    compile_role(t, backend, "reference", NULL, o, ref, e) < 0) {
 		rec_fail(rec, stage, "error", ST_CRASHED, e);
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
+	}
+	/* A device reference for benchmark sizes, where the task has one. */
+	char rrole[64];
+	snprintf(rrole, sizeof rrole, "reference_%s", backend);
+	int have_refdev = 0;
+	if (strcmp(backend, "c") != 0 && json_object_get(t->json, rrole)) {
+		if (compile_role(t, backend, rrole, NULL, o, refdev, e) < 0) {
+			rec_fail(rec, stage, "error", ST_CRASHED, e);
+			snprintf(m, sizeof m, "%s", e);
+			*msg = m;
+			return 1;
+		}
+		have_refdev = 1;
 	}
 	int timing = strcmp(o->mode, "time") == 0;
 	int have_base = 0, have_seed = 0;
@@ -174,7 +193,7 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 	char nonce[33];
 	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
 	json_t *seeds = json_array();
-	int nseeds = timing ? 2 * (int)json_array_size(t->bench) : (o->nseeds > 0 ? o->nseeds : 3);
+	int nseeds = timing ? 2 * (int)json_array_size(task_bench(t, backend)) : (o->nseeds > 0 ? o->nseeds : 3);
 	for (int i = 0; i < nseeds; i++) {
 		uint64_t s = o->seed ? o->seed + (uint64_t)i : rng_os_seed();
 		json_array_append_new(seeds, json_integer((json_int_t)(s & ((1ULL << 53) - 1))));
@@ -186,6 +205,10 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 		json_object_set_new(job, "baseline", json_string(base));
 	if (have_seed)
 		json_object_set_new(job, "seed", json_string(seedso));
+	if (have_refdev)
+		json_object_set_new(job, "reference_dev", json_string(refdev));
+	if (cand_compiler[0])
+		json_object_set_new(job, "compiler", json_string(cand_compiler));
 	if (o->sizes)
 		json_object_set_new(job, "sizes", json_string(o->sizes));
 	if (o->budget_s > 0)

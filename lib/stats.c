@@ -50,3 +50,18 @@ double stats_geomean(const double *x, size_t n)
 	}
 	return exp(l / (double)n);
 }
+
+int stats_xcheck_disagree(double host_s, double dev_s, double ovh_s)
+{
+	if (!(ovh_s >= 0))
+		ovh_s = 0;
+	return host_s - dev_s > 2 * ovh_s + 20e-6 + 0.25 * dev_s;
+}
+
+double stats_cv(const double *x, size_t n)
+{
+	struct stats s;
+	if (n < 2 || stats_summarize(x, n, &s) < 0 || s.mean == 0)
+		return NAN;
+	return s.stddev / s.mean;
+}

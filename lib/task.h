@@ -49,6 +49,9 @@ void task_free(struct task *t);
 /* Path of the file for role ("reference", "baseline", "seed") and backend
  * into buf.  The reference is host C for every back end.  -1 if none. */
 int task_file(const struct task *t, const char *role, const char *backend, char *buf, size_t n, char *errbuf);
+/* Benchmark sizes for backend: "bench_<backend>" when the task has it, else
+ * "bench" (borrowed). */
+const json_t *task_bench(const struct task *t, const char *backend);
 /* Extra compiler/linker flags a role needs (e.g. "-lcublas"); borrowed, may be NULL. */
 const json_t *task_libs(const struct task *t, const char *role, const char *backend);
 

@@ -62,7 +62,8 @@ static int one(struct tool *t, json_t *rec, void *vc)
 		goto emit;
 	}
 	json_object_set_new(rec, "compile", co.stage);
-	rec_set_status(rec, co.ok ? ST_COMPILED : ST_COMPILE_ERROR);
+	const char *cst = json_string_value(json_object_get(co.stage, "status"));
+	rec_set_status(rec, co.ok ? ST_COMPILED : cst && strcmp(cst, "unsupported") == 0 ? ST_UNSUPPORTED : ST_COMPILE_ERROR);
 emit:
 	tool_emit(t, rec);
 	return bad;

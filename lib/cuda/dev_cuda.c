@@ -1,0 +1,381 @@
+/*
+ * dev_cuda: the device layer for the `cuda` back end (struct dev_ops, see
+ * harness.h).  Candidates follow the LeetGPU convention: solve() receives
+ * device pointers and launches on the default stream.  Candidates are built
+ * with `-cudart shared`, so they and this file share one CUDA runtime: a
+ * launch error a candidate leaves behind is seen by cudaGetLastError here.
+ *
+ * Every runtime call is checked; after every candidate call come
+ * cudaGetLastError and a full cudaDeviceSynchronize, so an illegal address
+ * or a launch failure becomes the call's error, with CUDA's own message.
+ *
+ * Timing: per call, CUDA events on the default stream bracket fn(), and the
+ * host clock brackets the same region from a full device sync before to a
+ * full device sync after.  Events alone miss work the candidate left on a
+ * non-blocking stream; the host clock alone carries launch overhead.  We
+ * report the event time, unless the host time exceeds it by more than the
+ * call path's own overhead (measured at init with an empty call) plus slack:
+ * then the call reports the host time and returns 1, and the harness fails
+ * the candidate if that happens on more than a tenth of its calls.
+ *
+ * Between timed calls flush() overwrites a buffer of twice the L2 size and
+ * resets persisting L2 lines; the persisting-L2 limit is set to 0 at init.
+ * peak() measures device-to-device copy bandwidth and the cuBLAS SGEMM rate
+ * once per device (cuBLAS and NVML are dlopen'ed: neither is needed to run)
+ * and caches them under <cache>/device/.
+ */
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "harness.h"
+#include "proc.h"
+#include "stats.h"
+
+static struct {
+	int dev;
+	cudaEvent_t ev0, ev1;
+	void *flushbuf;
+	size_t flushbytes;
+	unsigned char flushval;
+	double ovh; /* median host-minus-event time of an empty call, seconds */
+	int measuring; /* c_init is measuring ovh */
+	json_t *env;
+	struct cudaDeviceProp prop;
+} G;
+
+#define CK(call, what)                                                                                     \
+	do {                                                                                               \
+		cudaError_t ck_ = (call);                                                                  \
+		if (ck_ != cudaSuccess)                                                                    \
+			return errf(e, "%s: CUDA error %d %s: %s", what, (int)ck_, cudaGetErrorName(ck_),  \
+				    cudaGetErrorString(ck_));                                              \
+	} while (0)
+
+/* NVML, optional: clocks, driver string, temperature. */
+static void nvml_facts(json_t *env)
+{
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	int (*init)(void);
+	int (*bybus)(const char *, void **);
+	int (*clk)(void *, int, unsigned *);
+	int (*maxclk)(void *, int, unsigned *);
+	int (*temp)(void *, int, unsigned *);
+	int (*power)(void *, unsigned *);
+	int (*drv)(char *, unsigned);
+	*(void **)&init = dlsym(h, "nvmlInit_v2");
+	*(void **)&bybus = dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
+	*(void **)&clk = dlsym(h, "nvmlDeviceGetClockInfo");
+	*(void **)&maxclk = dlsym(h, "nvmlDeviceGetMaxClockInfo");
+	*(void **)&temp = dlsym(h, "nvmlDeviceGetTemperature");
+	*(void **)&power = dlsym(h, "nvmlDeviceGetPowerUsage");
+	*(void **)&drv = dlsym(h, "nvmlSystemGetDriverVersion");
+	if (!init || init() != 0)
+		return;
+	char s[96];
+	if (drv && drv(s, sizeof s) == 0)
+		json_object_set_new(env, "driver", json_string(s));
+	char bus[64];
+	void *d = NULL;
+	if (cudaDeviceGetPCIBusId(bus, sizeof bus, G.dev) != cudaSuccess || !bybus || bybus(bus, &d) != 0)
+		return;
+	unsigned v;
+	/* NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 */
+	if (clk && clk(d, 1, &v) == 0)
+		json_object_set_new(env, "sm_clock_mhz", json_integer(v));
+	if (clk && clk(d, 2, &v) == 0)
+		json_object_set_new(env, "mem_clock_mhz", json_integer(v));
+	if (maxclk && maxclk(d, 1, &v) == 0)
+		json_object_set_new(env, "sm_clock_max_mhz", json_integer(v));
+	if (temp && temp(d, 0, &v) == 0)
+		json_object_set_new(env, "temperature_c", json_integer(v));
+	if (power && power(d, &v) == 0)
+		json_object_set_new(env, "power_w", json_real(v / 1000.0));
+}
+
+static void empty_call(void **a) { (void)a; }
+
+static int c_call(ksci_call_fn fn, void **args, double *seconds, char *e);
+
+static int c_init(char *e)
+{
+	int n = 0;
+	cudaError_t r = cudaGetDeviceCount(&n);
+	if (r != cudaSuccess || n == 0) {
+		errf(e, "no CUDA device (cudaGetDeviceCount: %s)", r != cudaSuccess ? cudaGetErrorString(r) : "0 devices");
+		(void)cudaGetLastError();
+		return -2;
+	}
+	const char *want = getenv("KSCI_CUDA_DEVICE");
+	G.dev = want && *want ? atoi(want) : 0;
+	CK(cudaSetDevice(G.dev), "cudaSetDevice");
+	CK(cudaFree(0), "creating the CUDA context");
+	CK(cudaGetDeviceProperties(&G.prop, G.dev), "cudaGetDeviceProperties");
+	/* No persisting L2 carve-out: a candidate must not keep lines across calls. */
+	if (G.prop.persistingL2CacheMaxSize > 0)
+		CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0), "resetting the persisting-L2 limit");
+	CK(cudaEventCreate(&G.ev0), "cudaEventCreate");
+	CK(cudaEventCreate(&G.ev1), "cudaEventCreate");
+	G.flushbytes = 2 * (size_t)(G.prop.l2CacheSize > 0 ? G.prop.l2CacheSize : 32 << 20);
+	CK(cudaMalloc(&G.flushbuf, G.flushbytes), "allocating the L2 flush buffer");
+
+	int rt = 0, dv = 0;
+	cudaRuntimeGetVersion(&rt);
+	cudaDriverGetVersion(&dv);
+	G.env = json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:i, s:i}", "device", "cuda", "gpu", G.prop.name,
+			  "cuda_device", G.dev, "cc", "", "sms", G.prop.multiProcessorCount, "l2_bytes",
+			  (json_int_t)G.prop.l2CacheSize, "mem_bytes", (json_int_t)G.prop.totalGlobalMem,
+			  "cuda_runtime", rt, "cuda_driver_api", dv);
+	json_object_set_new(G.env, "cc", json_sprintf("%d.%d", G.prop.major, G.prop.minor));
+	nvml_facts(G.env);
+
+	/* The call path's own cost, so the cross-check knows what is normal. */
+	double d[21];
+	for (int i = 0; i < 21; i++) {
+		double s;
+		G.measuring = 1;
+		int rc = c_call(empty_call, NULL, &s, e);
+		G.measuring = 0;
+		if (rc < 0)
+			return -1;
+		d[i] = s;
+	}
+	/* d holds host-minus-event here (see the measuring branch of c_call). */
+	struct stats st;
+	stats_summarize(d, 21, &st);
+	G.ovh = st.median;
+	json_object_set_new(G.env, "call_overhead_us", json_real(G.ovh * 1e6));
+	return 0;
+}
+
+static void *c_alloc(size_t n, char *e)
+{
+	void *p = NULL;
+	cudaError_t r = cudaMalloc(&p, n);
+	if (r != cudaSuccess) {
+		errf(e, "cudaMalloc(%zu): CUDA error %d %s: %s", n, (int)r, cudaGetErrorName(r), cudaGetErrorString(r));
+		return NULL;
+	}
+	return p;
+}
+
+static void c_release(void *p) { (void)cudaFree(p); }
+
+static int c_to_dev(void *dst, const void *src, size_t n, char *e)
+{
+	CK(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+	return 0;
+}
+
+static int c_to_host(void *dst, const void *src, size_t n, char *e)
+{
+	CK(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "cudaMemcpy from the device (after the kernel)");
+	return 0;
+}
+
+static int c_call(ksci_call_fn fn, void **args, double *seconds, char *e)
+{
+	if (!seconds) {
+		fn(args);
+		CK(cudaGetLastError(), "kernel launch");
+		CK(cudaDeviceSynchronize(), "kernel execution");
+		return 0;
+	}
+	CK(cudaDeviceSynchronize(), "device sync before the call");
+	double h0 = proc_now();
+	CK(cudaEventRecord(G.ev0, 0), "cudaEventRecord");
+	fn(args);
+	CK(cudaGetLastError(), "kernel launch");
+	CK(cudaEventRecord(G.ev1, 0), "cudaEventRecord (after the call)");
+	CK(cudaDeviceSynchronize(), "kernel execution");
+	double h = proc_now() - h0;
+	float ms = 0;
+	CK(cudaEventElapsedTime(&ms, G.ev0, G.ev1), "cudaEventElapsedTime");
+	double ev = ms / 1e3;
+	if (G.measuring) {
+		*seconds = h - ev;
+		return 0;
+	}
+	*seconds = ev;
+	if (stats_xcheck_disagree(h, ev, G.ovh)) {
+		*seconds = h - G.ovh;
+		errf(e, "host time %.1f us around a full device sync vs %.1f us between events on the default stream "
+			"(work left on another stream?)", h * 1e6, ev * 1e6);
+		return 1;
+	}
+	return 0;
+}
+
+static int c_flush(char *e)
+{
+	CK(cudaMemsetAsync(G.flushbuf, G.flushval++, G.flushbytes, 0), "L2 flush");
+	if (G.prop.persistingL2CacheMaxSize > 0)
+		CK(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
+	return 0;
+}
+
+static json_t *c_env(void) { return json_incref(G.env); }
+
+/* --- peak rates, measured once per device --------------------------------- */
+
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int, const float *,
+			       int, const float *, float *, int);
+typedef int (*cublas_destroy_fn)(void *);
+
+static double best_of(double *x, int n)
+{
+	double b = x[0];
+	for (int i = 1; i < n; i++)
+		b = x[i] < b ? x[i] : b;
+	return b;
+}
+
+static int time_region_start(char *e)
+{
+	CK(cudaDeviceSynchronize(), "sync");
+	CK(cudaEventRecord(G.ev0, 0), "cudaEventRecord");
+	return 0;
+}
+
+static int time_region_end(double *s, char *e)
+{
+	CK(cudaEventRecord(G.ev1, 0), "cudaEventRecord");
+	CK(cudaDeviceSynchronize(), "sync");
+	float ms;
+	CK(cudaEventElapsedTime(&ms, G.ev0, G.ev1), "cudaEventElapsedTime");
+	*s = ms / 1e3;
+	return 0;
+}
+
+static int measure_copy(double *gbps, char *e)
+{
+	size_t n = (size_t)1 << 30;
+	void *a = NULL, *b = NULL;
+	if (cudaMalloc(&a, n) != cudaSuccess || cudaMalloc(&b, n) != cudaSuccess) {
+		cudaFree(a);
+		(void)cudaGetLastError();
+		return errf(e, "no memory for the bandwidth test");
+	}
+	double t[6];
+	int rc = 0;
+	CK(cudaMemset(a, 1, n), "memset");
+	for (int i = 0; i < 6 && rc == 0; i++) {
+		rc = time_region_start(e);
+		if (!rc)
+			rc = cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, 0) == cudaSuccess ? 0 : errf(e, "memcpy failed");
+		if (!rc)
+			rc = time_region_end(&t[i], e);
+	}
+	cudaFree(a);
+	cudaFree(b);
+	if (rc)
+		return -1;
+	*gbps = 2.0 * (double)n / best_of(t + 1, 5) / 1e9; /* read + write */
+	return 0;
+}
+
+static int measure_sgemm(double *gflops, char *e)
+{
+	static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+					    "/usr/local/cuda/lib64/libcublas.so", NULL};
+	void *h = NULL;
+	for (int i = 0; names[i] && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return errf(e, "no cuBLAS: %s", dlerror());
+	cublas_create_fn create;
+	cublas_sgemm_fn sgemm;
+	cublas_destroy_fn destroy;
+	*(void **)&create = dlsym(h, "cublasCreate_v2");
+	*(void **)&sgemm = dlsym(h, "cublasSgemm_v2");
+	*(void **)&destroy = dlsym(h, "cublasDestroy_v2");
+	void *hd = NULL;
+	if (!create || !sgemm || !destroy || create(&hd) != 0)
+		return errf(e, "cuBLAS unusable");
+	const int n = 8192;
+	size_t bytes = (size_t)n * n * sizeof(float);
+	float *A = NULL, *B = NULL, *C = NULL;
+	int rc = 0;
+	if (cudaMalloc((void **)&A, bytes) != cudaSuccess || cudaMalloc((void **)&B, bytes) != cudaSuccess ||
+	    cudaMalloc((void **)&C, bytes) != cudaSuccess)
+		rc = errf(e, "no memory for the SGEMM test");
+	/* Not zeros: random-ish bits make the rate realistic. 0x3c = ~0.01. */
+	if (!rc && (cudaMemset(A, 0x3c, bytes) != cudaSuccess || cudaMemset(B, 0x3b, bytes) != cudaSuccess))
+		rc = errf(e, "memset failed");
+	const float one = 1, zero = 0;
+	double t[4];
+	for (int i = 0; i < 4 && !rc; i++) {
+		rc = time_region_start(e);
+		if (!rc && sgemm(hd, 0, 0, n, n, n, &one, A, n, B, n, &zero, C, n) != 0)
+			rc = errf(e, "cublasSgemm failed");
+		if (!rc)
+			rc = time_region_end(&t[i], e);
+	}
+	cudaFree(A);
+	cudaFree(B);
+	cudaFree(C);
+	destroy(hd);
+	if (rc)
+		return -1;
+	*gflops = 2.0 * n * (double)n * n / best_of(t + 1, 3) / 1e9;
+	return 0;
+}
+
+static json_t *c_peak(void)
+{
+	char dir[PATH_MAX - 128], path[PATH_MAX], e[ERRBUF];
+	char uuid[33];
+	for (int i = 0; i < 16; i++)
+		snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)G.prop.uuid.bytes[i]);
+	int rt = 0;
+	cudaRuntimeGetVersion(&rt);
+	int have_dir = cache_dir("device", dir, sizeof dir, e) == 0;
+	snprintf(path, sizeof path, "%s/cuda-%s-rt%d.json", dir, uuid, rt);
+	if (have_dir) {
+		json_t *j = json_load_file(path, 0, NULL);
+		if (json_is_object(j)) {
+			json_object_set_new(j, "cached", json_true());
+			return j;
+		}
+		json_decref(j);
+	}
+	fprintf(stderr, "kharness: measuring this GPU's copy bandwidth and SGEMM rate (once per device)\n");
+	json_t *j = json_pack("{s:s, s:s}", "gpu", G.prop.name, "uuid", uuid);
+	double v = 0;
+	if (measure_copy(&v, e) == 0)
+		json_object_set_new(j, "copy_gbps", json_real(v));
+	else
+		json_object_set_new(j, "copy_error", json_string(e));
+	if (measure_sgemm(&v, e) == 0)
+		json_object_set_new(j, "sgemm_gflops", json_real(v));
+	else
+		json_object_set_new(j, "sgemm_error", json_string(e));
+	json_object_set_new(j, "how", json_string("copy: best of 5 cudaMemcpy D2D of 1 GiB, bytes read+written; "
+						  "sgemm: best of 3 cublasSgemm 8192^3, default (fp32) math"));
+	char *txt = json_dumps(j, JSON_COMPACT);
+	if (have_dir && txt)
+		cache_write_file(path, txt, strlen(txt), e);
+	free(txt);
+	json_object_set_new(j, "cached", json_false());
+	return j;
+}
+
+const struct dev_ops dev_cuda = {
+	.name = "cuda",
+	.init = c_init,
+	.alloc = c_alloc,
+	.release = c_release,
+	.to_dev = c_to_dev,
+	.to_host = c_to_host,
+	.call = c_call,
+	.flush = c_flush,
+	.env = c_env,
+	.peak = c_peak,
+};
