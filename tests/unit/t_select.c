@@ -1,0 +1,265 @@
+/* t_select: the span scanner and the selection strategies, on in-memory lines. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "select_impl.h"
+#include "select_scan.h"
+#include "t.h"
+
+static void scanner(void)
+{
+	const char *l = "{\"id\":\"a\\\"b\",\"n\":-1.5e2,\"o\":{\"x\":[1,{\"y\":true}],\"s\":\"\\u00e9\\n\"},\"id\":\"last\"} ";
+	const char *k[] = {"id", "n", "o", "missing"};
+	struct sc_span s[4], v, w;
+	char e[ERRBUF], buf[32];
+	double d;
+	T_OK(sc_fields(l, strlen(l), k, 4, s, e) == 0, "a valid object scans");
+	T_OK(sc_string(s[0], buf, sizeof buf) == 0 && strcmp(buf, "last") == 0, "the last duplicate key wins");
+	T_OK(sc_number(s[1], &d) == 0 && d == -150, "numbers parse");
+	T_OK(s[3].p == NULL && s[3].n == 0, "an absent key is an empty span");
+	T_OK(sc_path(s[2], "s", &v) == 0 && sc_string(v, buf, sizeof buf) == 0 && strcmp(buf, "\xc3\xa9\n") == 0,
+	     "\\u escapes decode to UTF-8");
+	T_OK(sc_strlen(v) == 3, "decoded length counts bytes");
+	T_OK(sc_path(s[2], "x", &v) == 0 && sc_index(v, 1, &w) == 0 && sc_path(w, "y", &v) == 0 && v.n == 4,
+	     "paths and indexes reach nested values");
+	T_OK(sc_index(s[1], 0, &v) != 0 && sc_path(s[1], "a", &v) != 0, "paths into a scalar fail");
+	T_OK(sc_string(s[0], buf, 3) != 0, "a string longer than the buffer is refused");
+	static const char *bad[] = {"", "x", "[1]", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} 2", "{\"a\":\"open}",
+	                            "{\"a\" 1}", "{\"a\":tru}", "{\"a\":[1 2]}", "{\"a\":-}"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		T_OK(sc_fields(bad[i], strlen(bad[i]), k, 4, s, e) != 0 && strncmp(e, "not JSON: ", 10) == 0,
+		     "not JSON: %s -> %s", bad[i], e);
+	T_OK(sc_fields("{\"a\":1,}", 8, k, 4, s, e) != 0 && strstr(e, "(column 8)"), "the column is given: %s", e);
+	char deep[300];
+	memset(deep, '[', 200);
+	snprintf(deep + 200, sizeof deep - 200, "1");
+	char line[320];
+	snprintf(line, sizeof line, "{\"a\":%s}", deep);
+	T_OK(sc_fields(line, strlen(line), k, 4, s, e) != 0, "regression: deep nesting is refused, not recursed");
+}
+
+/* An in-memory archive: lines kept so fetch can parse them. */
+struct mem {
+	const char *lines[64];
+	int n;
+};
+
+static json_t *mem_fetch(void *ctx, const struct sel_cand *c)
+{
+	struct mem *m = ctx;
+	return json_loads(m->lines[c->line - 1], 0, NULL);
+}
+
+static json_t *out[256];
+static int nout;
+
+static int collect(void *ctx, const json_t *rec)
+{
+	(void)ctx;
+	out[nout++] = json_deep_copy(rec);
+	return 0;
+}
+
+static void clear(void)
+{
+	for (int i = 0; i < nout; i++)
+		json_decref(out[i]);
+	nout = 0;
+}
+
+static int run(struct sel_opts *o, struct mem *m, struct sel_pop **keep)
+{
+	char e[ERRBUF];
+	clear();
+	struct sel_pop *p = sel_pop_new(o, e);
+	for (int i = 0; i < m->n; i++)
+		if (sel_pop_line(p, m->lines[i], strlen(m->lines[i]), 0, i + 1, 0, e) != 0)
+			printf("# line %d: %s\n", i + 1, e);
+	int rc = sel_pop_finish(p, e);
+	if (rc == 0)
+		rc = sel_run(p, mem_fetch, collect, m, e);
+	if (rc < 0)
+		printf("# %s\n", e);
+	if (keep)
+		*keep = p;
+	else
+		sel_pop_free(p);
+	return rc;
+}
+
+static const char *base_id(int i) { return json_string_value(json_array_get(json_object_get(out[i], "parents"), 0)); }
+
+static struct sel_opts opts(enum sel_strategy s)
+{
+	struct sel_opts o = {.task = "mm", .backend = "c", .population = 4, .strategy = s, .seed = 1, .k = 2,
+	                     .tournament = 3, .inspirations = 1, .islands = 2, .migrate_every = 2, .ucb_c = 1.414,
+	                     .generation = -1};
+	return o;
+}
+
+#define R(id, sp, extra) \
+	"{\"id\":\"" id "\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"generation\":1," \
+	"\"time\":{\"speedup_vs_baseline\":" sp "}" extra "}"
+
+static void population(void)
+{
+	struct mem m = {{R("a", "1.0", ""), R("b", "2.0", ""), R("a", "3.0", ",\"generation\":4"),
+	                 "{\"id\":\"f\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"wrong\",\"generation\":6}",
+	                 R("o", "9.0", ",\"backend\":\"cuda\"")},
+	                5};
+	struct sel_opts o = opts(SEL_BEST);
+	o.k = 1;
+	o.population = 1;
+	struct sel_pop *p;
+	T_OK(run(&o, &m, &p) == 0 && nout == 1, "best: one request");
+	T_OK(nout == 1 && strcmp(base_id(0), "a") == 0, "regression: a re-timed id counts with its last record");
+	T_OK(nout == 1 && json_integer_value(json_object_get(out[0], "generation")) == 7,
+	     "generation = max over all the task's records (failed too) + 1");
+	struct sel_stats st;
+	sel_pop_stats(p, &st);
+	T_OK(st.records == 4 && st.timed == 2 && st.failed == 1 && st.other == 1, "stats: %ld records %ld timed %ld failed %ld other",
+	     st.records, st.timed, st.failed, st.other);
+	sel_pop_free(p);
+
+	struct mem none = {{"{\"id\":\"f\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"crashed\"}"}, 1};
+	T_OK(run(&o, &none, NULL) < 0 && nout == 0, "no timed candidate: an error and no request");
+	struct mem empty = {{0}, 0};
+	T_OK(run(&o, &empty, NULL) == 0 && nout == 1 &&
+	         strcmp(json_string_value(json_object_get(json_object_get(out[0], "strategy"), "name")), "seed") == 0 &&
+	         json_is_null(json_object_get(out[0], "base")),
+	     "empty: the seed request");
+}
+
+static void tournament(void)
+{
+	struct mem m = {{R("a", "1.0", ""), R("b", "1.1", ""), R("c", "1.2", ""), R("d", "1.3", ""), R("e", "1.4", ""),
+	                 R("f", "1.5", "")},
+	                6};
+	struct sel_opts o = opts(SEL_TOURNAMENT);
+	o.population = 16;
+	char s1[200] = "", s2[200] = "", s3[200] = "";
+	run(&o, &m, NULL);
+	for (int i = 0; i < nout; i++)
+		strcat(s1, base_id(i));
+	run(&o, &m, NULL);
+	for (int i = 0; i < nout; i++)
+		strcat(s2, base_id(i));
+	o.seed = 2;
+	run(&o, &m, NULL);
+	for (int i = 0; i < nout; i++)
+		strcat(s3, base_id(i));
+	T_OK(strcmp(s1, s2) == 0, "tournament: same seed, same bases (%s)", s1);
+	T_OK(strcmp(s1, s3) != 0, "tournament: other seed, other bases (%s)", s3);
+	T_OK(!strchr(s1, 'a'), "tournament of 3 among 6: the worst never wins (%s)", s1);
+	o.tournament = 1;
+	run(&o, &m, NULL);
+	int insp_ok = 1;
+	for (int i = 0; i < nout; i++)
+		insp_ok &= strcmp(base_id(i),
+		                  json_string_value(json_array_get(json_object_get(out[i], "parents"), 1))) != 0;
+	T_OK(insp_ok, "the inspiration differs from the base");
+}
+
+static void islands(void)
+{
+	struct mem m = {{R("a", "1.0", ",\"island\":0"), R("b", "2.0", ",\"island\":0"), R("c", "1.5", ",\"island\":1"),
+	                 R("d", "0.5", ",\"island\":3")},
+	                4};
+	struct sel_opts o = opts(SEL_ISLANDS);
+	o.generation = 4;
+	run(&o, &m, NULL);
+	T_OK(nout == 4 && strcmp(base_id(0), "c") == 0 && strcmp(base_id(1), "b") == 0,
+	     "migration: island 1 sends its best to 0, island 0 to 1");
+	o.generation = 5;
+	o.tournament = 1;
+	o.population = 20;
+	run(&o, &m, NULL);
+	int stay = 1;
+	for (int i = 0; i < nout; i++) {
+		int isl = (int)json_integer_value(json_object_get(out[i], "island"));
+		const char *b = base_id(i);
+		stay &= isl == 0 ? (strcmp(b, "a") == 0 || strcmp(b, "b") == 0) : (strcmp(b, "c") == 0 || strcmp(b, "d") == 0);
+	}
+	T_OK(stay, "off the interval children stay on their parent's island");
+}
+
+static void map_elites(void)
+{
+	T_OK(sel_map_bin(4, 0, 100, 0) == 0 && sel_map_bin(4, 0, 100, 24.9) == 0 && sel_map_bin(4, 0, 100, 25) == 1 &&
+	         sel_map_bin(4, 0, 100, 100) == 3 && sel_map_bin(4, 0, 100, 1e9) == 3 && sel_map_bin(4, 0, 100, -5) == 0,
+	     "bins: equal width, clamped at both ends");
+	T_OK(sel_map_bin(4, 0, 100, NAN) == 4, "a missing value goes to the extra bin");
+	T_OK(sel_map_bin(4, 7, 7, 7) == 0, "an empty range is one bin");
+	struct mem m = {{R("x", "1.0", ",\"compile\":{\"regs\":10}"), R("y", "2.0", ",\"compile\":{\"regs\":12}"),
+	                 R("z", "2.0", ",\"compile\":{\"regs\":14}"), R("w", "0.5", ",\"compile\":{\"regs\":90}"),
+	                 R("v", "1.9", ",\"compile\":{\"regs\":11}"), R("n", "3.0", "")},
+	                6};
+	struct sel_opts o = opts(SEL_MAP);
+	char e[ERRBUF];
+	o.nfeat = 1;
+	T_OK(sel_feature_parse("compile.regs:2:0:100", &o.feat[0], e) == 0 && o.feat[0].have_range && o.feat[0].bins == 2,
+	     "feature spec parses");
+	T_OK(sel_feature_parse("compile.regs", &o.feat[1], e) != 0 && sel_feature_parse("x:2:5:1", &o.feat[1], e) != 0 &&
+	         sel_feature_parse("x:0", &o.feat[1], e) != 0,
+	     "bad feature specs are refused");
+	struct sel_pop *p = sel_pop_new(&o, e);
+	for (int i = 0; i < m.n; i++)
+		sel_pop_line(p, m.lines[i], strlen(m.lines[i]), 0, i + 1, 0, e);
+	sel_pop_finish(p, e);
+	double lo[1], hi[1];
+	int el[8];
+	uint64_t keys[8];
+	int ne = sel_map_elites(p, lo, hi, el, keys, e);
+	T_OK(ne == 3, "three occupied cells (two bins + none): %d", ne);
+	T_OK(ne == 3 && strcmp(sel_pop_cand(p, el[0])->id, "y") == 0, "cell 0: y, not the equal z that came later");
+	T_OK(ne == 3 && strcmp(sel_pop_cand(p, el[1])->id, "w") == 0, "cell 1: w, alone");
+	T_OK(ne == 3 && strcmp(sel_pop_cand(p, el[2])->id, "n") == 0, "the none cell: n");
+	sel_pop_free(p);
+}
+
+#define C(id, sp, par, knob)                                                                                   \
+	"{\"id\":\"" id "\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"parents\":[\"" par "\"],"      \
+	"\"origin\":{\"generator\":\"mutate\",\"changes\":[{\"knob\":\"" knob "\"}]},\"time\":{\"speedup_vs_baseline\":" sp "}}"
+
+static void bandit(void)
+{
+	T_OK(sel_reward(1.5, 1.0) == 0.5 && sel_reward(5, 1) == 1 && sel_reward(0.0, 1) == -1 && sel_reward(NAN, 1) == -1,
+	     "reward: relative improvement, clipped to [-1, 1]");
+	struct mem m = {{R("p", "2.0", ""), C("a1", "3.0", "p", "TILE"), C("a2", "2.0", "p", "TILE"),
+	                 C("b1", "2.2", "p", "UNROLL"),
+	                 "{\"id\":\"b2\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"crashed\",\"parents\":[\"p\"],"
+	                 "\"origin\":{\"generator\":\"mutate\",\"changes\":[{\"knob\":\"UNROLL\"}]}}",
+	                 C("q1", "9.0", "nobody", "VEC")},
+	                6};
+	struct sel_opts o = opts(SEL_BANDIT);
+	o.population = 1;
+	struct sel_pop *p;
+	run(&o, &m, &p);
+	long n[8];
+	double sum[8];
+	sel_bandit_pulls(p, n, sum);
+	T_OK(p->narm == 3 && n[0] == 2 && fabs(sum[0] - 0.5) < 1e-12 && n[1] == 2 && fabs(sum[1] - (0.1 - 1)) < 1e-12 &&
+	         n[2] == 0,
+	     "pulls: TILE 2 (sum 0.5), UNROLL 2 (0.1 - 1 for the crash), VEC 0 (parent unknown)");
+	T_OK(nout == 1 && strcmp(json_string_value(json_object_get(json_object_get(out[0], "strategy"), "arm")),
+	                         "knob:VEC") == 0,
+	     "an arm never pulled goes first");
+	sel_pop_free(p);
+	m.n = 5;
+	run(&o, &m, NULL);
+	T_OK(nout == 1 && strcmp(json_string_value(json_object_get(json_object_get(out[0], "strategy"), "knob")), "TILE") == 0,
+	     "the arm with the higher mean reward is chosen");
+}
+
+int main(void)
+{
+	scanner();
+	population();
+	tournament();
+	islands();
+	map_elites();
+	bandit();
+	clear();
+	return T_DONE();
+}
