@@ -64,17 +64,17 @@ def wrong_source(tdir, t, how):
         isint = a["dtype"] in ("i8", "u8", "i32", "u32", "i64")
         get = "w_get(%d, (double)%s[i], %s)" % (bf, name, "%s[i]" % name if bf else "0")
         put = (lambda v: "%s[i] = w_bf16(%s);" % (name, v)) if bf else (lambda v: "%s[i] = %s;" % (name, v))
-        out.append("\t{ long n = %s; double mean = 0;" % n)
-        out.append("\t  for (long i = 0; i < n; i++) mean += %s;" % get)
-        out.append("\t  mean = n ? mean / n : 0; (void)mean;")
+        out.append("\t{ long ksci_w_n = %s; double ksci_w_mean = 0;" % n)
+        out.append("\t  for (long i = 0; i < ksci_w_n; i++) ksci_w_mean += %s;" % get)
+        out.append("\t  ksci_w_mean = ksci_w_n ? ksci_w_mean / ksci_w_n : 0; (void)ksci_w_mean;")
         if how == "zero":
-            out.append("\t  for (long i = 0; i < n; i++) %s }" % put("0"))
+            out.append("\t  for (long i = 0; i < ksci_w_n; i++) %s }" % put("0"))
         elif how == "tiny":
             v = "(%s * 1e-6)" % get
-            out.append("\t  for (long i = 0; i < n; i++) %s }" % put(v if not isint else "(%s)" % v))
+            out.append("\t  for (long i = 0; i < ksci_w_n; i++) %s }" % put(v if not isint else "(%s)" % v))
         else:
-            v = "(mean + (%s - mean) * 1e-6)" % get
-            out.append("\t  for (long i = 0; i < n; i++) %s }" % put(v))
+            v = "(ksci_w_mean + (%s - ksci_w_mean) * 1e-6)" % get
+            out.append("\t  for (long i = 0; i < ksci_w_n; i++) %s }" % put(v))
     out.append("}")
     return "\n".join(out) + "\n"
 
