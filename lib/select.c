@@ -555,6 +555,8 @@ static int choose(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 	case SEL_BANDIT:
 		return sel_bandit(p, picks, errbuf);
 	case SEL_LLM:
+		if (p->o->ask)
+			return sel_llm(p, picks, errbuf);
 		break;
 	}
 	return errf(errbuf, "--strategy llm needs a model provider (--provider ...)");
@@ -590,6 +592,8 @@ int sel_run(struct sel_pop *p, sel_fetch_fn fetch, sel_emit_fn emit, void *ctx, 
 		return errf(errbuf, "out of memory");
 	}
 	int rc = -1;
+	p->fetch = fetch;
+	p->fetch_ctx = ctx;
 	for (;;) {
 		if (p->nelig == 0) {
 			errf(errbuf, "no timed candidate of task %s (back end %s) to select from: %ld records, %ld failed, none timed",

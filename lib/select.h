@@ -54,6 +54,12 @@ struct sel_opts {
 	double ucb_c;        /* bandit exploration weight */
 	const char *arms;    /* bandit: comma-separated arms known before any pull, or NULL */
 	long generation;     /* < 0: max generation in the archive + 1 */
+	/* llm: the model call, supplied by the tool.  Returns the answer text
+	 * (malloc'd; the caller frees) and sets *acct to a new accounting
+	 * object or NULL; NULL + errbuf when the call failed. */
+	char *(*ask)(void *ctx, const char *prompt, json_t **acct, char *errbuf);
+	void *ask_ctx;
+	int shortlist; /* llm: candidates shown to the model (default 20) */
 };
 
 /* The summary kept for every record of the archive. */
@@ -119,18 +125,17 @@ int sel_feature_parse(const char *spec, struct sel_feature *f, char *errbuf);
 int sel_strategy_parse(const char *name);
 const char *sel_strategy_name(enum sel_strategy s);
 
-/* --- the llm strategy: what the model sees and how its answer is read --- */
+/* --- the llm strategy (lib/select_llm.c), exposed for the tests --------- */
 
-/* The prompt (malloc'd, caller frees) listing up to max candidates of the
- * population, best first, with ids, parents, generation, speedup and the
- * per-size timings of recs[i] (whole records of sel_llm_shortlist's picks). */
-char *sel_llm_prompt(const struct sel_pop *p, json_t *const *recs, int nrecs);
-/* Indices (into sel_pop_cand) of the candidates the prompt shows, best
- * first; returns how many (<= max). */
-int sel_llm_shortlist(const struct sel_pop *p, int *out, int max);
-/* Read the model's answer: a JSON object (anywhere in the text) with "base",
- * "reference" (ids of eligible candidates) and "reasoning".  0 and the
- * candidate indices and a copy of the reasoning (caller frees); -1 + errbuf. */
+/* The prompt (malloc'd, caller frees): the population's best candidates with
+ * ids, parents, generation, speedup and per-size timings taken from recs
+ * (whole records of the candidates listed in idx[0..n)), and the picks
+ * already made this generation (text, may be empty). */
+char *sel_llm_prompt(const struct sel_pop *p, const int *idx, json_t *const *recs, int n, const char *taken);
+/* Read the model's answer: the first JSON object in the text with "base"
+ * (an eligible id), optional "reference" (an eligible id, not the base) and
+ * "reasoning".  0 with candidate indices (*ref -1 when none) and a copy of
+ * the reasoning (caller frees); -1 + errbuf. */
 int sel_llm_parse(const struct sel_pop *p, const char *answer, int *base, int *ref, char **reasoning, char *errbuf);
 
 #endif

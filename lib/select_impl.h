@@ -35,6 +35,8 @@ struct sel_pop {
 	long records, failed, other, maxgen;
 	char task[128];
 	struct rng rng;
+	sel_fetch_fn fetch; /* during sel_run, for strategies that read records */
+	void *fetch_ctx;
 };
 
 struct sel_pick {
@@ -52,6 +54,7 @@ int sel_tournament(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
 int sel_islands(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
 int sel_map(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
 int sel_bandit(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
+int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
 
 /* Helpers over a list of candidate indices sorted best first. */
 /* Winner of a tournament of size t drawn with replacement from list[0..n). */

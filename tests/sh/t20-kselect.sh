@@ -190,6 +190,21 @@ ok "llm without a provider: says it needs one" grep -q "kselect: --strategy llm 
 kselect -s llm --provider mutate "$T/a.ndjson" >/dev/null 2>"$T/err"
 ok "llm with mutate: says it needs a model" grep -q "needs a model provider.*mutate is not a model" "$T/err"
 
+cat >"$T/model.sh" <<'SH'
+cat >"$(dirname "$0")/prompt.txt"
+echo 'I pick: {"base": "c", "reference": "b", "reasoning": "c is close to b and simpler"}'
+SH
+kselect -s llm --provider cmd --cmd "sh $T/model.sh" -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
+expect_eq "llm (cmd provider): the model's base and reference become the parents" '0 ["c","b"]' "$? $(jq -c .parents "$T/out")"
+expect_eq "llm: the reasoning is kept" "c is close to b and simpler" "$(jq -r .strategy.reasoning "$T/out")"
+ok "llm: the prompt lists ids, parents and per-size timings" sh -c "grep -q 'id c, generation 1, parent a, speedup 2x; per size: size {\"n\":64}: 50 us' '$T/prompt.txt'"
+ok "llm: failed candidates are counted in the prompt" grep -q "3 timed (eligible), 2 failed" "$T/prompt.txt"
+kselect -s llm --provider cmd --cmd 'echo "{\"base\": \"d\"}"' -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
+expect_eq "llm: a base that is not a timed candidate falls back to a tournament" "0 true" "$? $(jq .strategy.fallback "$T/out")"
+ok "llm: the fallback says why" sh -c "jq -r .strategy.reason '$T/out' | grep -q 'the model.s base \"d\" is not a timed candidate'"
+kselect -s llm --provider cmd --cmd 'exit 3' -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
+expect_eq "llm: a failing model call is exit 1 with nothing written" "1 " "$? $(cat "$T/out")"
+
 # --- in a pipeline: stdout is NDJSON only ---
 ok "every output line is a request object" sh -c "kselect -n 5 --seed 2 '$T/a.ndjson' | jq -e -s 'all(.status == \"selected\")' >/dev/null"
 

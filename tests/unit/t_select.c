@@ -252,6 +252,37 @@ static void bandit(void)
 	     "the arm with the higher mean reward is chosen");
 }
 
+static void llm(void)
+{
+	struct mem m = {{R("a", "1.0", ""), R("b", "2.0", ""),
+	                 "{\"id\":\"f\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"wrong\"}"},
+	                3};
+	struct sel_opts o = opts(SEL_BEST);
+	struct sel_pop *p;
+	run(&o, &m, &p);
+	int b, r;
+	char *why, e[ERRBUF];
+	T_OK(sel_llm_parse(p, "Here: {\"base\":\"a\",\"reference\":\"b\",\"reasoning\":\"r\"} ok", &b, &r, &why, e) == 0 &&
+	         strcmp(sel_pop_cand(p, b)->id, "a") == 0 && strcmp(sel_pop_cand(p, r)->id, "b") == 0 && strcmp(why, "r") == 0,
+	     "llm: an answer with text around the JSON object is read");
+	free(why);
+	T_OK(sel_llm_parse(p, "{\"base\":\"b\",\"reference\":\"b\"}", &b, &r, &why, e) == 0 && r == -1,
+	     "llm: a reference equal to the base is dropped");
+	free(why);
+	T_OK(sel_llm_parse(p, "{\"base\":\"f\"}", &b, &r, &why, e) != 0 && strstr(e, "not a timed candidate"),
+	     "llm: a failed candidate is refused as base: %s", e);
+	T_OK(sel_llm_parse(p, "no idea", &b, &r, &why, e) != 0, "llm: no JSON, no choice");
+	int idx[2] = {p->elig[0], p->elig[1]};
+	json_t *recs[2] = {json_loads(m.lines[1], 0, NULL), NULL};
+	char *prompt = sel_llm_prompt(p, idx, recs, 2, "- base a, reference b\n");
+	T_OK(prompt && strstr(prompt, "- id b, generation 1, parent none, speedup 2x") &&
+	         strstr(prompt, "2 timed (eligible), 1 failed") && strstr(prompt, "Already chosen"),
+	     "llm: the prompt shows ids, counts and earlier picks");
+	free(prompt);
+	json_decref(recs[0]);
+	sel_pop_free(p);
+}
+
 int main(void)
 {
 	scanner();
@@ -260,6 +291,7 @@ int main(void)
 	islands();
 	map_elites();
 	bandit();
+	llm();
 	clear();
 	return T_DONE();
 }

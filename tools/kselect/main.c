@@ -11,6 +11,7 @@
 
 #include "archive.h"
 #include "err.h"
+#include "llm.h"
 #include "ndjson.h"
 #include "opt.h"
 #include "rng.h"
@@ -20,7 +21,10 @@ static const char usage_text[] =
 	"usage: kselect [-n P] [--task T] [--backend c|cuda|hip] [--strategy S] [--seed S]\n"
 	"               [-k K] [--tournament-size T] [--inspirations I]\n"
 	"               [--islands N] [--migrate-every M] [--features PATH:BINS[:LO:HI],...]\n"
-	"               [--ucb-c C] [--arms ARM,...] [--generation G] [--provider NAME] [archive ...]\n";
+	"               [--ucb-c C] [--arms ARM,...] [--generation G]\n"
+	"               [--provider NAME [--model M] [--base-url URL] [--cmd CMD] [--replay FILE]\n"
+	"                [--temperature T] [--max-tokens N] [--timeout SEC] [--transcript FILE]\n"
+	"                [--shortlist N]] [archive ...]\n";
 
 static const char help_text[] =
 	"\n"
@@ -49,7 +53,10 @@ static const char help_text[] =
 	"      --arms LIST        bandit: arms to try even before any child pulled them\n"
 	"                         (knob:TILE,plan:vectorize,...)\n"
 	"      --generation G     generation of the children (default: archive max + 1)\n"
-	"      --provider NAME    llm: the model provider (openai, anthropic, cmd, replay)\n"
+	"      --provider NAME    llm: the model provider (openai, anthropic, cmd, replay;\n"
+	"                         docs/tools/kgen.md); --model, --base-url, --cmd, --replay,\n"
+	"                         --temperature, --max-tokens, --timeout, --transcript as kgen's\n"
+	"      --shortlist N      llm: fastest candidates shown to the model (default 20)\n"
 	"  -h, --help             this text\n"
 	"\n"
 	"Exit status: 0 ok; 1 a line was not JSON (reported with its line number and\n"
@@ -80,6 +87,25 @@ static int on_line(void *ctx, const char *line, size_t len, long lineno, uint64_
 			r->status = KSCI_EXIT_INPUT;
 	}
 	return 0;
+}
+
+static char *ask(void *ctx, const char *prompt, json_t **acct, char *errbuf)
+{
+	const struct llm_config *c = ctx;
+	struct llm_reply rep;
+	memset(&rep, 0, sizeof rep);
+	static const char sys[] = "You are the evolutionary selector of an automated kernel optimisation search. "
+	                          "Answer with the JSON object asked for.";
+	char *text = NULL, e[ERRBUF] = "";
+	if (llm_complete(c, sys, prompt, &rep, e) == 0 && rep.text) {
+		text = strdup(rep.text);
+		*acct = llm_reply_json(c, &rep, "select");
+	} else {
+		snprintf(errbuf, ERRBUF, "--strategy llm: the model call failed (%s)%s%.400s",
+		         rep.reason ? rep.reason : "no answer", *e ? ": " : "", e);
+	}
+	llm_reply_free(&rep);
+	return text;
 }
 
 static json_t *fetch(void *ctx, const struct sel_cand *c)
@@ -120,10 +146,16 @@ int main(int argc, char **argv)
 		{"migrate-every", required_argument, NULL, 'M'}, {"features", required_argument, NULL, 'F'},
 		{"ucb-c", required_argument, NULL, 'C'}, {"arms", required_argument, NULL, 'A'},
 		{"generation", required_argument, NULL, 'G'}, {"provider", required_argument, NULL, 'P'},
+		{"model", required_argument, NULL, 'm'}, {"base-url", required_argument, NULL, 'u'},
+		{"cmd", required_argument, NULL, 'x'}, {"replay", required_argument, NULL, 'y'},
+		{"temperature", required_argument, NULL, 'e'}, {"max-tokens", required_argument, NULL, 'X'},
+		{"timeout", required_argument, NULL, 'o'}, {"transcript", required_argument, NULL, 'R'},
+		{"shortlist", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct sel_opts o = {.backend = "c", .population = 4, .strategy = SEL_TOURNAMENT, .k = 4, .tournament = 3,
 	                     .inspirations = 1, .islands = 4, .migrate_every = 5, .ucb_c = 1.414, .generation = -1};
 	const char *provider = NULL;
+	struct llm_config lc = {.temperature = -1, .max_retries = -1, .n = 1};
 	int have_seed = 0, c;
 	long v;
 	double d;
@@ -153,6 +185,15 @@ int main(int argc, char **argv)
 		case 'A': o.arms = optarg; break;
 		case 'G': bad = opt_long("--generation", optarg, 0, 1000000000, &v, e); o.generation = v; break;
 		case 'P': provider = optarg; break;
+		case 'm': lc.model = optarg; break;
+		case 'u': lc.base_url = optarg; break;
+		case 'x': lc.command = optarg; break;
+		case 'y': lc.replay = optarg; break;
+		case 'R': lc.transcript = optarg; break;
+		case 'e': bad = opt_double("--temperature", optarg, 0, 2, &d, e); lc.temperature = d; break;
+		case 'X': bad = opt_long("--max-tokens", optarg, 1, 1000000, &v, e); lc.max_tokens = v; break;
+		case 'o': bad = opt_double("--timeout", optarg, 0.001, 86400, &d, e); lc.timeout = d; break;
+		case 'L': bad = opt_long("--shortlist", optarg, 1, 1000, &v, e); o.shortlist = (int)v; break;
 		case 'F':
 			for (char *s = optarg; *s && !bad;) {
 				size_t n = strcspn(s, ",");
@@ -180,8 +221,15 @@ int main(int argc, char **argv)
 	if (o.strategy == SEL_LLM && (!provider || strcmp(provider, "mutate") == 0))
 		die(KSCI_EXIT_USAGE, "--strategy llm needs a model provider (--provider ...)%s",
 		    provider ? ": mutate is not a model" : "");
-	if (o.strategy == SEL_LLM)
-		die(KSCI_EXIT_USAGE, "--strategy llm: the model call is not built into kselect yet (provider %s)", provider);
+	if (o.strategy == SEL_LLM) {
+		if (strcmp(provider, "openai") && strcmp(provider, "anthropic") && strcmp(provider, "cmd") &&
+		    strcmp(provider, "replay"))
+			die(KSCI_EXIT_USAGE, "--provider: unknown provider \"%s\" (openai, anthropic, cmd, replay)", provider);
+		lc.provider = provider;
+		llm_config_defaults(&lc);
+		o.ask = ask;
+		o.ask_ctx = &lc;
+	}
 	if (o.strategy == SEL_MAP && o.nfeat == 0)
 		die(KSCI_EXIT_USAGE, "--strategy map-elites needs --features PATH:BINS[:LO:HI],...");
 	if (!have_seed)
