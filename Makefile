@@ -80,7 +80,7 @@ bench: all
 	bench/run.sh
 
 lint:
-	shellcheck pipelines/*.sh tests/*.sh tests/sh/*.sh scripts/*.sh
+	shellcheck -x -P SCRIPTDIR pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh .ci/run
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ksci
