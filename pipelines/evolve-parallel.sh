@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# evolve-parallel.sh — evolve.sh with each generation's candidates spread over
+# job slots and hosts by GNU parallel (pipelines/spread.sh).
+#
+# A generation is two steps. The model step, kselect | kgen, runs here (where
+# the network and the API keys are) and writes the candidates, sources and
+# all, to WORK/TASK-BACKEND-gG/candidates.ndjson. The GPU step sends them,
+# CHUNK records per job, to the hosts (stages.sh: kcompile | kverify | ktime)
+# and collects the results. Once every candidate is back, exactly once, the
+# generation is appended to the archive as one gzip member under flock
+# (archive-append.sh) and its work directory is removed.
+#
+# An interrupted run continues where it stopped when re-run with the same
+# options: a finished generation is in the archive; the unfinished one's
+# candidates are not generated again, and its joblog (parallel --resume-failed)
+# skips every job that finished.
+set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+usage: evolve-parallel.sh [options]
+  evolve.sh's options:
+  --task NAME, --backend B, --generations G, --population P, --archive FILE,
+  --strategy S, --seed N, --generator G, --budget SEC, --kselect-opt OPT, --kgen-opt OPT,
+  --kcompile-opt OPT, --kverify-opt OPT, --ktime-opt OPT, -q/--quiet  (see evolve.sh --help)
+  spreading each generation (see spread.sh --help):
+  --work DIR           state of the unfinished generation (default: ARCHIVE.work)
+  --chunk N            candidates per job (default: 1)
+  --jobs N             job slots per host (default: --gpus when given, else 1)
+  --gpus G             G GPUs per host: one slot per GPU, CUDA_VISIBLE_DEVICES per job
+  -S, --sshlogin L     a host (repeatable); --sshloginfile F: hosts from a file
+  --retries N          tries per job, on another host where possible (default: 3)
+  --bar                progress bar on stderr
+  --env VAR            pass this environment variable to the jobs (repeatable)
+  --stages-cmd CMD     stages.sh on the workers (default: the one next to this script
+                       without ssh logins, else "stages.sh" on the workers' PATH)
+  --srun, --srun-opt OPT   run each job under srun inside a Slurm allocation
+  --keep-work          keep each generation's work directory after appending it
+  -h, --help           this text
+Environment: as evolve.sh (KSCI_TASKS, KSCI_CACHE, KSCIBIN).
+Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
+2 usage; 3 a tool failed fatally, no parent could be selected, or some jobs failed
+after their retries (re-run the same command to continue).
+USAGE
+}
+
+task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=mutate budget="" quiet=0
+work="" keep=0
+sel_opts=() gen_opts=() spread_opts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--task) task=$2; shift ;;
+	--backend) backend=$2; shift ;;
+	--generations) gens=$2; shift ;;
+	--population) pop=$2; shift ;;
+	--archive) archive=$2; shift ;;
+	--strategy) strategy=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--generator) generator=$2; shift ;;
+	--budget) budget=$2; shift ;;
+	--kselect-opt) sel_opts+=("$2"); shift ;;
+	--kgen-opt) gen_opts+=("$2"); shift ;;
+	--work) work=$2; shift ;;
+	--keep-work) keep=1 ;;
+	--bar | --srun) spread_opts+=("$1") ;;
+	-S | --sshlogin | --sshloginfile | --chunk | --jobs | --gpus | --retries | --env | --stages-cmd | \
+		--srun-opt | --kcompile-opt | --kverify-opt | --ktime-opt)
+		spread_opts+=("$1" "$2"); shift ;;
+	-q | --quiet) quiet=1 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "evolve-parallel.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+for n in "$gens" "$pop" "$seed"; do
+	case $n in '' | *[!0-9]*) echo "evolve-parallel.sh: '$n' is not a non-negative integer" >&2; exit 2 ;; esac
+done
+[ "$pop" -ge 1 ] || { echo "evolve-parallel.sh: --population must be at least 1" >&2; exit 2; }
+[ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
+[ -n "$work" ] || work=$archive.work
+[ -n "$budget" ] && spread_opts+=(--budget "$budget")
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/kselect" ]; then
+	KSCIBIN=$here/../build/bin
+fi
+[ -n "${KSCIBIN:-}" ] && PATH="$KSCIBIN:$PATH"
+for t in kselect kgen jq gzip parallel; do
+	command -v "$t" >/dev/null || { echo "evolve-parallel.sh: $t not found" >&2; exit 3; }
+done
+
+mkdir -p "$(dirname "$archive")" "$work"
+[ -e "$archive" ] || : >"$archive"
+
+last_generation() {
+	[ -s "$archive" ] || { echo -1; return; }
+	gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
+		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
+		sort -n | tail -n 1 | grep . || echo -1
+}
+
+summary() { # generation
+	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$1" '
+		map(select(.task == $t and .backend == $b)) as $all
+		| ($all | map(select(.generation == $g)) | group_by(.status)
+		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
+		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
+		   | max_by(.time.speedup_vs_baseline)) as $best
+		| "generation \($g): \($counts)"
+		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
+		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
+		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
+		     else "; nothing timed yet" end)'
+}
+
+status=0
+while :; do
+	last=$(last_generation)
+	# Work left by a generation that was appended but not cleaned up.
+	for d in "$work/$task-$backend-g"*; do
+		[ -d "$d" ] || continue
+		n=${d##*-g}
+		case $n in '' | *[!0-9]*) continue ;; esac
+		if [ "$n" -le "$last" ] && [ "$keep" = 0 ]; then rm -rf "$d"; fi
+	done
+	[ "$last" -ge "$gens" ] && break
+	g=$((last + 1))
+	gdir=$work/$task-$backend-g$g
+	mkdir -p "$gdir"
+	if [ ! -e "$gdir/candidates.ndjson" ]; then
+		set +e
+		kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+			--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
+			kgen --generator "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" \
+				>"$gdir/candidates.tmp"
+		rcs=("${PIPESTATUS[@]}")
+		set -e
+		worst=0
+		for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+		if [ "$worst" -ge 2 ] || [ ! -s "$gdir/candidates.tmp" ]; then
+			echo "evolve-parallel.sh: generation $g: the model step failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
+			rm -f "$gdir/candidates.tmp"
+			exit 3
+		fi
+		echo "$worst" >"$gdir/model.rc"
+		mv "$gdir/candidates.tmp" "$gdir/candidates.ndjson"
+	fi
+	[ "$(cat "$gdir/model.rc" 2>/dev/null)" = 1 ] && status=1
+	set +e
+	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "$gdir/candidates.ndjson"
+	rc=$?
+	set -e
+	case $rc in
+	0) ;;
+	1) status=1 ;;
+	2) exit 2 ;;
+	*) echo "evolve-parallel.sh: generation $g incomplete; archive unchanged; re-run to continue" >&2; exit 3 ;;
+	esac
+	"$here/archive-append.sh" "$archive" "$gdir/results.ndjson" || exit 3
+	[ "$keep" = 1 ] || rm -rf "$gdir"
+	[ "$quiet" = 1 ] || summary "$g"
+done
+rmdir "$work" 2>/dev/null || true
+exit "$status"
