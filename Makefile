@@ -80,7 +80,7 @@ bench: all
 	bench/run.sh
 
 lint:
-	shellcheck -x -P SCRIPTDIR pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh .ci/run
+	shellcheck -x -P SCRIPTDIR $(wildcard pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh bench/*.sh bench/*/*.sh) .ci/run
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ksci
