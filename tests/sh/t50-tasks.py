@@ -3,7 +3,7 @@
 
 usage: t50-tasks.py TASKS_DIR MODE [TASK ...]
 MODE good-c     the c seed and baseline of every task, as generated records
-MODE good-cuda  the cuda seed and baseline
+MODE good-cuda  the cuda seed, baseline and device reference (reference_cuda)
 MODE wrong      deliberately wrong c candidates: each calls the task's own
                 reference and then damages its outputs in a way that a task
                 whose inputs allowed shortcuts would let pass:
@@ -88,8 +88,9 @@ def main():
         t = json.load(open(os.path.join(tdir, "task.json")))
         if mode in ("good-c", "good-cuda"):
             be = mode[5:]
-            for role in ("seed", "baseline"):
-                ent = t.get(role, {}).get(be)
+            for role in ("seed", "baseline", "reference"):
+                ent = t.get("reference_cuda") if role == "reference" and be == "cuda" else \
+                    None if role == "reference" else t.get(role, {}).get(be)
                 if ent is None:
                     continue
                 f = ent if isinstance(ent, str) else ent["file"]
