@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tests/sh/cluster-stages.sh — stages.sh for the t80-cluster tests' workers:
+# logs "start HOST RUN ID" for every record before running the real
+# pipelines/stages.sh on it (after CLUSTER_SLEEP seconds, to keep jobs in
+# flight long enough to kill a host or the run) and "end HOST RUN ID" after.
+# HOST is the sshd port the job came through ("local" without ssh); RUN is
+# $CLUSTER_RUN. The log is $CLUSTER_LOG, appended under flock.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case ${1:-} in -h | --help) echo "usage: cluster-stages.sh [stages.sh options] < records"; exit 0 ;; esac
+host=local
+[ -n "${SSH_CONNECTION:-}" ] && host=${SSH_CONNECTION##* }
+in=$(cat)
+log() { # word
+	printf '%s\n' "$in" | jq -r --arg w "$1" --arg h "$host" --arg r "${CLUSTER_RUN:-0}" \
+		'"\($w) \($h) \($r) \(.id // "-")"' | flock "$CLUSTER_LOG.lock" tee -a "$CLUSTER_LOG" >/dev/null
+}
+log start
+sleep "${CLUSTER_SLEEP:-0}"
+printf '%s\n' "$in" | "$here/../../pipelines/stages.sh" "$@"
+log end
