@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# An interrupted spread generation (the whole run killed with SIGKILL mid-way,
+# as when the head node dies) continues when re-run: the candidates are not
+# generated again and no job the joblog shows done is run again.
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC1091
+. "$(dirname "$0")/cluster-lib.sh"
+
+a=$T/run/softmax.ndjson.gz
+export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=0 CLUSTER_SLEEP=0.4
+run() {
+	evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 \
+		--keep-work --stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
+		--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 "$@"
+}
+run --generations 0 >/dev/null 2>&1
+expect_eq "generation 0 (the seed) archived" 1 "$(gzip -dc "$a" | wc -l)"
+
+g=$a.work/softmax-c-g1
+export CLUSTER_RUN=1
+setsid bash -c 'exec "$@"' run evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 \
+	--keep-work --stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
+	--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 --generations 1 \
+	>"$T/out1" 2>"$T/err1" &
+pid=$!
+ndone=0
+for _ in $(seq 1 300); do
+	ndone=$(awk -F '\t' 'NR > 1 && $7 == 0' "$g/spread/joblog" 2>/dev/null | wc -l)
+	[ "$ndone" -ge 3 ] && break
+	sleep 0.1
+done
+# The run is its own process group (setsid): kill all of it, parallel and jobs.
+kill -KILL -- "-$pid"
+wait "$pid" 2>/dev/null
+ok "the run was killed with 3..9 of 10 jobs done ($ndone)" test "$ndone" -ge 3 -a "$ndone" -le 9
+expect_eq "the interrupted generation left the archive as it was" 1 "$(gzip -dc "$a" | wc -l)"
+cand_sum=$(md5sum <"$g/candidates.ndjson")
+# Ids of the jobs done before the kill: job k is candidate line k (--chunk 1).
+awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$g/spread/joblog" | sort -n >"$T/done1.seq"
+while read -r k; do sed -n "${k}p" "$g/candidates.ndjson" | jq -r .id; done <"$T/done1.seq" | sort >"$T/done1.ids"
+expect_eq "their ids are known" "$(wc -l <"$T/done1.seq")" "$(wc -l <"$T/done1.ids")"
+
+export CLUSTER_RUN=2
+run --generations 1 >"$T/out2" 2>"$T/err2"
+expect_eq "the re-run exits 0" 0 $?
+expect_eq "it did not generate the candidates again" "$cand_sum" "$(md5sum <"$g/candidates.ndjson")"
+awk '$1 == "start" && $3 == 2 { print $4 }' "$CLUSTER_LOG" | sort >"$T/run2.ids"
+expect_eq "no job done before the kill ran again" "" "$(comm -12 "$T/done1.ids" "$T/run2.ids" | xargs)"
+ok "the re-run ran the rest ($(wc -l <"$T/run2.ids") jobs)" test -s "$T/run2.ids"
+expect_eq "between them, every candidate ran" "$(jq -r .id "$g/candidates.ndjson" | sort | xargs)" \
+	"$(sort -u "$T/done1.ids" "$T/run2.ids" | xargs)"
+expect_eq "the archive holds every candidate once" "$(jq -r .id "$g/candidates.ndjson" | sort | xargs)" \
+	"$(gzip -dc "$a" | jq -r 'select(.generation == 1) | .id' | sort | xargs)"
+expect_eq "and 11 records in all" 11 "$(gzip -dc "$a" | wc -l)"
+expect_eq "every candidate timed" "" "$(gzip -dc "$a" | jq -r 'select(.status != "timed") | .id')"
+export CLUSTER_RUN=3
+run --generations 1 >/dev/null 2>&1
+expect_eq "a finished run re-run runs nothing" "" "$(awk '$3 == 3' "$CLUSTER_LOG")"
+done_testing
