@@ -818,7 +818,8 @@ static int cmd_provider(const struct llm_config *c, const char *system, const ch
 
 /* ---- replay: answers from transcripts, by prompt hash (and model) ---- */
 
-static json_t *replay_index; /* path list -> {prompt_hash: [entries]} */
+static json_t *replay_index; /* {prompt_hash: [entries]} */
+static json_t *replay_tags;  /* {replay_key: [entries]}, consumed in order */
 static char *replay_paths;
 
 static int replay_load(const char *paths, char *errbuf)
@@ -826,8 +827,10 @@ static int replay_load(const char *paths, char *errbuf)
 	if (replay_index && replay_paths && strcmp(replay_paths, paths) == 0)
 		return 0;
 	json_decref(replay_index);
+	json_decref(replay_tags);
 	free(replay_paths);
 	replay_index = json_object();
+	replay_tags = json_object();
 	replay_paths = strdup(paths);
 	char *list = strdup(paths), *save = NULL;
 	for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
@@ -860,6 +863,13 @@ static int replay_load(const char *paths, char *errbuf)
 				if (!a)
 					json_object_set_new(replay_index, h, a = json_array());
 				json_array_append(a, e);
+				const char *k = json_string_value(json_object_get(e, "replay_key"));
+				if (k) {
+					json_t *b = json_object_get(replay_tags, k);
+					if (!b)
+						json_object_set_new(replay_tags, k, b = json_array());
+					json_array_append(b, e);
+				}
 			}
 			json_decref(e);
 		}
@@ -886,6 +896,16 @@ static int replay_provider(const struct llm_config *c, struct llm_reply *r, char
 		const char *m = json_string_value(json_object_get(e, "model"));
 		if (!pick || (c->model && m && strcmp(m, c->model) == 0))
 			pick = e;
+	}
+	json_t *tagged = !pick && c->replay_key ? json_object_get(replay_tags, c->replay_key) : NULL;
+	if (json_array_size(tagged) > 0) {
+		/* The prompt changed (fresh timings): the next answer recorded
+		 * for the same stage, parent and child. */
+		json_t *first = json_incref(json_array_get(tagged, 0));
+		json_array_remove(tagged, 0);
+		reply_from_response(r, json_object_get(first, "response"));
+		json_decref(first);
+		return 0;
 	}
 	if (!pick) {
 		r->reason = "replay_miss";
@@ -914,8 +934,20 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 		json_t *x = json_object_get(hit, "exchange");
 		r->exchange = json_is_object(x) ? json_incref(x) : NULL;
 		r->cached = 1;
-		json_decref(hit);
 		r->latency_s = now_s() - t0;
+		if (r->text && c.transcript && c.replay_key) {
+			/* Logged too, so that replay finds an answer for every
+			 * call of a run; the record still points at the original. */
+			json_t *entry = json_pack("{s:I, s:s, s:s, s:s, s:b, s:s, s:O}", "time", (json_int_t)time(NULL),
+						  "provider", c.provider, "model", c.model, "prompt_hash", r->prompt_hash,
+						  "cached", 1, "replay_key", c.replay_key, "response",
+						  json_object_get(hit, "response"));
+			if (r->exchange)
+				json_object_set(entry, "cached_from", r->exchange);
+			json_decref(transcript_add(c.transcript, entry));
+			json_decref(entry);
+		}
+		json_decref(hit);
 		if (r->text)
 			return 0;
 		llm_reply_free(r);
@@ -950,6 +982,8 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 					  r->http_status, "latency_s", r->latency_s);
 		if (r->nchoices)
 			json_object_set_new(entry, "response", reply_response_json(r));
+		if (c.replay_key)
+			json_object_set_new(entry, "replay_key", json_string(c.replay_key));
 		if (rc != 0)
 			json_object_set_new(entry, "error", json_pack("{s:s, s:s}", "reason", r->reason ? r->reason : "",
 								       "message", errbuf));

@@ -34,6 +34,10 @@ struct llm_config {
 	const char *anthropic_version; /* NULL: "2023-06-01" */
 	const char *command;  /* cmd: run with sh -c, prompt on stdin */
 	const char *replay;   /* replay: transcript file(s), ':'-separated */
+	/* Tag stored with each exchange ("plan.txt:<base id>:<child>").  Replay
+	 * answers by exact prompt first; when the prompt differs (it holds fresh
+	 * timings after a re-run), by this tag, in recorded order. */
+	const char *replay_key;
 	double temperature;   /* < 0: not sent */
 	long max_tokens;      /* <= 0: 4096 */
 	/* openai: 0 chooses max_completion_tokens for o1/o3/o4/gpt-5 models and

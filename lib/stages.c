@@ -156,7 +156,15 @@ static int ask(struct job *j, const char *name, json_t *vars, struct llm_reply *
 		*reason = "prompt";
 		return -1;
 	}
-	int rc = llm_complete(&j->sc->llm, sys, p, r, e);
+	/* The replay tag: which stage, for which parent and child. */
+	char tag[256];
+	const json_t *base = json_object_get(j->req, "base");
+	const char *bid = json_string_value(json_object_get(base ? base : j->req, "id"));
+	snprintf(tag, sizeof tag, "%s:%s:%lld", name, bid ? bid : "-",
+		 (long long)json_integer_value(json_object_get(j->req, "child")));
+	struct llm_config cfg = j->sc->llm;
+	cfg.replay_key = tag;
+	int rc = llm_complete(&cfg, sys, p, r, e);
 	free(sys);
 	free(p);
 	if (rc != 0)

@@ -18,7 +18,9 @@ usage: evolve.sh [options]
   --archive FILE       gzip NDJSON archive, appended to (default: runs/TASK-BACKEND.ndjson.gz)
   --strategy S         kselect strategy (default: tournament)
   --seed N             base random seed; generation g uses N+g (default: 1)
-  --generator G        kgen generator or model provider (default: mutate)
+  --provider P         kgen provider: mutate | openai | anthropic | cmd | replay
+                       (default: $KSCI_PROVIDER or mutate; --generator is the same)
+  --model M            model name for the provider (kgen --model)
   --budget SEC         ktime budget per benchmark size (default: ktime's)
   --kselect-opt OPT    extra option for kselect (repeatable); likewise
   --kgen-opt, --kcompile-opt, --kverify-opt, --ktime-opt
@@ -31,7 +33,7 @@ Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
 USAGE
 }
 
-task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=mutate budget="" quiet=0
+task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0
 sel_opts=() gen_opts=() comp_opts=() ver_opts=() time_opts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--archive) archive=$2; shift ;;
 	--strategy) strategy=$2; shift ;;
 	--seed) seed=$2; shift ;;
-	--generator) generator=$2; shift ;;
+	--provider | --generator) generator=$2; shift ;;
+	--model) model=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--kselect-opt) sel_opts+=("$2"); shift ;;
 	--kgen-opt) gen_opts+=("$2"); shift ;;
@@ -61,6 +64,7 @@ done
 [ "$pop" -ge 1 ] || { echo "evolve.sh: --population must be at least 1" >&2; exit 2; }
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
+[ -n "$model" ] && gen_opts+=(--model "$model")
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/kselect" ]; then
@@ -107,7 +111,7 @@ while :; do
 	set +e
 	kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
 		--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
-		kgen --generator "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" |
+		kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" |
 		kcompile "${comp_opts[@]}" |
 		kverify "${ver_opts[@]}" |
 		ktime "${time_opts[@]}" >"$out"

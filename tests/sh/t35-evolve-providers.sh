@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# evolve.sh runs with any provider by changing one flag: openai, anthropic
+# (against the mock server on 127.0.0.1), cmd, replay of a recorded run, mutate.
+. "$(dirname "$0")/lib.sh"
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy KSCI_PROVIDER KSCI_MODEL
+export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
+python3 "$ROOT/tests/mock/llm_server.py" "$T/port" "$T/server.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null' EXIT
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+port=$(cat "$T/port")
+export OPENAI_BASE_URL="http://127.0.0.1:$port/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:$port"
+export OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key
+
+# run ARCHIVE PROVIDER [evolve options]: seed + one generation of 2 children on softmax.
+run() {
+	local a=$1 p=$2
+	shift 2
+	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" \
+		--provider "$p" --kgen-opt --transcript --kgen-opt "$T/$p.tr.gz" "$@" >"$T/$p.out" 2>"$T/$p.err"
+}
+final='select(.status | IN("timed","compile_error","wrong","crashed","timeout","gen_error","invalid") | not)'
+
+for p in openai anthropic; do
+	run "$T/$p.gz" "$p" --model ok
+	expect_eq "$p: evolve.sh exits 0" 0 $?
+	expect_eq "$p: seed + 2 model children archived" "seed $p $p" \
+		"$(gzip -dc "$T/$p.gz" | jq -r .origin.generator | xargs)"
+	expect_eq "$p: every record final" "" "$(gzip -dc "$T/$p.gz" | jq -r "$final | .id")"
+	expect_eq "$p: children verified and timed" "timed timed" \
+		"$(gzip -dc "$T/$p.gz" | jq -r 'select(.generation == 1) | .status' | xargs)"
+	ok "$p: children point at their exchange in the transcript" \
+		sh -c "gzip -dc '$T/$p.gz' | jq -e 'select(.generation == 1) | .origin.exchange.file | test(\"$p.tr.gz\")' >/dev/null"
+done
+ok "the mock server saw both wire protocols" sh -c "grep -q chat/completions '$T/server.log' && grep -q /v1/messages '$T/server.log'"
+
+# A model that answers without code: the candidates are kept as gen_error.
+run "$T/nocode.gz" openai --model nocode
+expect_eq "nocode: every child kept as gen_error" "gen_error gen_error" \
+	"$(gzip -dc "$T/nocode.gz" | jq -r 'select(.generation == 1) | .status' | xargs)"
+
+# Replay the openai run from its transcript: same children, no request to the server.
+before=$(wc -l <"$T/server.log")
+run "$T/replay.gz" replay --kgen-opt --replay --kgen-opt "$T/openai.tr.gz"
+expect_eq "replay: evolve.sh exits 0" 0 $?
+expect_eq "replay: same child ids as the recorded run" \
+	"$(gzip -dc "$T/openai.gz" | jq -r 'select(.generation == 1) | .id' | sort | xargs)" \
+	"$(gzip -dc "$T/replay.gz" | jq -r 'select(.generation == 1) | .id' | sort | xargs)"
+expect_eq "replay: no request reached the server" "$before" "$(wc -l <"$T/server.log")"
+
+# cmd: any program that reads the prompt and prints an answer.
+cat >"$T/model.sh" <<'SH'
+#!/bin/sh
+# A plan prompt gets one plan; a write prompt gets the task's baseline kernel, fenced.
+prompt=$(cat)
+case $prompt in
+*"# What to do
+1. List about"*)
+	printf '```json\n{"plans": [{"title": "plain loops", "hypothesis": "simpler code vectorises",'
+	printf ' "rubric": ["three passes"], "min_uplift": 1.0, "max_uplift": 1.2, "innovation": 1}]}\n```\n' ;;
+*)
+	printf 'Here is the kernel:\n```c\n'
+	cat "$KSCI_TASKS/softmax/baseline.c"
+	printf '```\n' ;;
+esac
+SH
+chmod +x "$T/model.sh"
+run "$T/cmd.gz" cmd --kgen-opt --cmd --kgen-opt "$T/model.sh"
+# Both children get the same answer: the second is kept as a duplicate, not archived twice as code.
+expect_eq "cmd: one child timed, the identical second kept as gen_error duplicate" "duplicate timed" \
+	"$(gzip -dc "$T/cmd.gz" | jq -r 'select(.generation == 1 and .origin.generator == "cmd") | .gen.status // .status' | sort | xargs)"
+done_testing
