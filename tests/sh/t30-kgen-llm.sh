@@ -184,8 +184,10 @@ kgen --provider openai --model ok --cache "$T/c-r1" --transcript "$T/tr1.gz" <"$
 before=$(nreq)
 kgen --provider replay --replay "$T/tr1.gz" --model ok --cache "$T/c-r2" <"$T/req.nd" >"$T/rep.nd"
 expect_eq "replay: same child as the recorded run, no request" "$(jq -r .id "$T/orig.nd") $before" "$(jq -r .id "$T/rep.nd") $(nreq)"
+expect_eq "replay with fresh timings in the prompt: answered by stage, parent and child" "generated" \
+	"$(jq -c '.base.time.sizes = [{"size": {"n": 1}, "candidate": {"median_us": 123.4}}]' "$T/req.nd" | kgen --provider replay --replay "$T/tr1.gz" --cache "$T/c-r4" | jq -r .status | sort -u | xargs)"
 expect_eq "replay miss: gen_error replay_miss" "gen_error replay_miss" \
-	"$(jq -c '.base.source = "// other\n" + .base.source' "$T/req.nd" | kgen --provider replay --replay "$T/tr1.gz" --cache "$T/c-r3" | jq -r '"\(.status) \(.gen.status)"')"
+	"$(jq -c '.base.source = "// other\n" + .base.source | .base.id = "0000000000000000"' "$T/req.nd" | kgen --provider replay --replay "$T/tr1.gz" --cache "$T/c-r3" | jq -r '"\(.status) \(.gen.status)"')"
 
 # --- usage ---
 kgen --provider nosuch </dev/null 2>/dev/null
