@@ -18,6 +18,7 @@
 #include "rec.h"
 #include "rng.h"
 #include "task.h"
+#include "tool.h"
 
 int runner_harness_path(const char *backend, char *buf, size_t n)
 {
@@ -259,4 +260,14 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 	json_object_set_new(rec, stage, res);
 	proc_result_free(&r);
 	return 0;
+}
+
+int runner_tool_fn(struct tool *t, json_t *rec, void *ctx)
+{
+	const char *msg;
+	int bad = runner_record(rec, ctx, &msg);
+	if (msg)
+		tool_warn(t, "%s", msg);
+	tool_emit(t, rec);
+	return bad;
 }

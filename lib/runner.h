@@ -33,6 +33,10 @@ struct run_opts {
  * candidate did), 1 when the record itself was bad (it is marked invalid);
  * *msg (static) then says why, for the tool's warning. */
 int runner_record(json_t *rec, const struct run_opts *o, const char **msg);
+struct tool;
+/* tool_fn for kverify and ktime: runner_record, a warning naming the line
+ * when the record was bad, and the record written on (ctx: struct run_opts). */
+int runner_tool_fn(struct tool *t, json_t *rec, void *ctx);
 /* Path of the harness binary for a back end: $KSCI_HARNESS_DIR or the
  * directory of the running executable. */
 int runner_harness_path(const char *backend, char *buf, size_t n);

@@ -14,16 +14,6 @@ static const char usage[] =
 	"usage: ktime [--force] [--budget SEC] [--target-sem FRAC] [--min-runs N] [--max-runs N]\n"
 	"             [--timeout SEC] [--mem MB] [--seed S] [--tasks DIR] [file ...]\n";
 
-static int one(struct tool *t, json_t *rec, void *o)
-{
-	const char *msg;
-	int bad = runner_record(rec, o, &msg);
-	if (msg)
-		tool_warn(t, "%s", msg);
-	tool_emit(t, rec);
-	return bad;
-}
-
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
@@ -66,5 +56,5 @@ int main(int argc, char **argv)
 	if (o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, one, &o);
+	return tool_run(&t, argv + optind, argc - optind, runner_tool_fn, &o);
 }

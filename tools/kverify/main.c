@@ -14,16 +14,6 @@ static const char usage[] =
 	"usage: kverify [--force] [--timeout SEC] [--mem MB] [--seeds N] [--seed S] [--all-sizes]\n"
 	"               [--tasks DIR] [file ...]\n";
 
-static int one(struct tool *t, json_t *rec, void *o)
-{
-	const char *msg;
-	int bad = runner_record(rec, o, &msg);
-	if (msg)
-		tool_warn(t, "%s", msg);
-	tool_emit(t, rec);
-	return bad;
-}
-
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
@@ -57,5 +47,5 @@ int main(int argc, char **argv)
 			die(KSCI_EXIT_USAGE, "%s", e);
 	}
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, one, &o);
+	return tool_run(&t, argv + optind, argc - optind, runner_tool_fn, &o);
 }
