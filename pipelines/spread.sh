@@ -68,7 +68,15 @@ while [ $# -gt 0 ]; do
 	--srun) srun=1 ;;
 	--srun-opt) srun_opts+=("$2"); shift ;;
 	--force) stage_opts+=("$1") ;;
-	--stages | --budget | --kcompile-opt | --kverify-opt | --ktime-opt) stage_opts+=("$1" "$2"); shift ;;
+	--stages)
+		case ",$2," in
+		*,,* | *[!a-z,]*) uerr "--stages: '$2' is not a list of compile, verify, time" ;;
+		esac
+		for s in ${2//,/ }; do
+			case $s in compile | verify | time) ;; *) uerr "--stages: unknown stage '$s'" ;; esac
+		done
+		stage_opts+=("$1" "$2"); shift ;;
+	--budget | --kcompile-opt | --kverify-opt | --ktime-opt) stage_opts+=("$1" "$2"); shift ;;
 	-h | --help) usage; exit 0 ;;
 	-*) uerr "unknown option $1" ;;
 	*) [ -z "$input" ] || uerr "one INPUT only"; input=$1 ;;
