@@ -245,10 +245,6 @@ static int stage_args(struct job *J, const struct arrays *A, void **dev, void **
 		args[i] = dev[i];
 		if (A->bytes[i] == 0)
 			continue;
-		/* KSCI_UNSAFE_NO_POISON exists only so that tests/gpu can show the
-		 * hole poisoning closes; never set it otherwise. */
-		if (a->kind == ARG_OUT && getenv("KSCI_UNSAFE_NO_POISON"))
-			continue;
 		if (a->kind == ARG_OUT) {
 			void *p = malloc(A->bytes[i]);
 			if (!p)
@@ -342,7 +338,11 @@ static int compare(struct job *J, int ai, const void *got, const void *want, int
 
 /* One correctness check of fn at size with inputs from seed.
  * 0 ok, 1 wrong (*mm set), -1 device fault or setup failure (e). */
-static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, uint64_t seed, json_t **mm, char *e)
+/* keep (may be NULL): on success the inputs are moved there (the caller
+ * frees them with arrays_free), so timing reuses them instead of generating
+ * the same arrays again. */
+static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, uint64_t seed, json_t **mm,
+		 struct arrays *keep, char *e)
 {
 	struct arrays A;
 	if (prepare(J, size, seed, 1, big, &A, e) < 0)
@@ -389,7 +389,10 @@ out:
 		unstage(J, dev);
 	free(dev);
 	free(args);
-	arrays_free(&A);
+	if (keep && rc == 0)
+		*keep = A;
+	else
+		arrays_free(&A);
 	return rc;
 }
 
@@ -421,7 +424,7 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 				task_size_str(size, sz, sizeof sz);
 				fprintf(stderr, "kharness: check %s seed=%" PRIu64 "\n", sz, seed);
 				json_t *mm = NULL;
-				int rc = check(J, cand, size, l == 1, seed, &mm, e);
+				int rc = check(J, cand, size, l == 1, seed, &mm, NULL, e);
 				if (rc < 0) {
 					char m[ERRBUF + 300];
 					snprintf(m, sizeof m, "at %s seed=%" PRIu64 ": %s", sz, seed, e);
@@ -458,17 +461,17 @@ static json_t *summary(const struct who *w, struct stats *st)
 			 "sem_us", st->sem * 1e6, "min_us", st->min * 1e6, "n", (json_int_t)st->n);
 }
 
-static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *size, uint64_t seed, char *e,
+/* Time at one size on the inputs A (prepared by the check before timing). */
+static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *size, struct arrays *keep, char *e,
 			 json_t **fail_res)
 {
 	const json_t *o = J->j;
 	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	int warmup = (int)jnum(o, "warmup", 3);
-	struct arrays A;
+	struct arrays A = *keep;
+	memset(keep, 0, sizeof *keep);
 	char xmsg[ERRBUF] = "";
-	if (prepare(J, size, seed, 0, 1, &A, e) < 0)
-		return NULL;
 	json_t *res = NULL;
 	int n = J->t->nargs, staged = 0;
 	for (int w = 0; w < nw; w++) {
@@ -598,11 +601,12 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 		uint64_t s1 = job_seed(seeds, k++), s2 = job_seed(seeds, k++);
 		json_t *mm = NULL;
 		fprintf(stderr, "kharness: check before timing %s\n", sz);
-		int rc = check(J, cand, size, 1, s1, &mm, e);
+		struct arrays A;
+		int rc = check(J, cand, size, 1, s1, &mm, &A, e);
 		if (rc == 0) {
 			fprintf(stderr, "kharness: time %s\n", sz);
 			json_t *fail_res = NULL;
-			json_t *r = time_size(J, W, nw, size, s1, e, &fail_res);
+			json_t *r = time_size(J, W, nw, size, &A, e, &fail_res);
 			if (!r) {
 				json_decref(sizes);
 				json_decref(J->peak);
@@ -618,7 +622,7 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			/* Fresh inputs after the timing loop: a result cached by
 			 * pointer or right only on the first call fails here. */
 			fprintf(stderr, "kharness: check after timing %s\n", sz);
-			rc = check(J, cand, size, 1, s2, &mm, e);
+			rc = check(J, cand, size, 1, s2, &mm, NULL, e);
 		}
 		if (rc != 0) {
 			json_decref(sizes);

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The cuda and hip back ends where there is no GPU: nvcc/hipcc compile,
+# resources in the record, the gfx942 message, and kverify/ktime saying
+# "unsupported" instead of pretending.  Skips what the machine lacks.
+. "$(dirname "$0")/lib.sh"
+
+rec() { # TASK SOURCE-FILE BACKEND [STATUS]
+	jq -cn --arg t "$1" --rawfile s "$2" --arg b "$3" --arg st "${4:-generated}" \
+		'{task: $t, backend: $b, generation: 0, parents: [], source: $s, status: $st}'
+}
+field() { jq -r "$1" "$2"; }
+
+if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
+	rec matmul "$ROOT/data/tasks/matmul/seed.cu" cuda >"$T/mm.json"
+	kcompile <"$T/mm.json" >"$T/mm.c.json"
+	expect_eq "cuda seed compiles" compiled "$(field .status "$T/mm.c.json")"
+	expect_eq "ptxas kernel name in resources" _Z11sgemm_tiledPKfS0_Pfiii \
+		"$(field '.compile.resources.kernels[0].name' "$T/mm.c.json")"
+	ok "registers and smem recorded" test "$(field '.compile.resources.max_registers' "$T/mm.c.json")" -gt 0 -a \
+		"$(field '.compile.resources.max_smem_bytes' "$T/mm.c.json")" -gt 0
+	expect_eq "shared cudart (one runtime with the harness)" true \
+		"$(jq '.compile.flags | index("shared") != null' "$T/mm.c.json")"
+	kcompile <"$T/mm.json" >"$T/mm.c2.json"
+	expect_eq "second compile is a cache hit" true "$(field .compile.cached "$T/mm.c2.json")"
+	# A knob value the kernel rejects is a compile error, not a crash later.
+	sed 's/^#define TM 4 .*/#define TM 1/; s/^#define TN 4 .*/#define TN 1/; s/^#define BM 64 .*/#define BM 128/; s/^#define BN 64 .*/#define BN 128/' \
+		"$ROOT/data/tasks/matmul/seed.cu" >"$T/big.cu"
+	rec matmul "$T/big.cu" cuda | kcompile >"$T/big.json"
+	expect_eq "static_assert on the thread count" compile_error "$(field .status "$T/big.json")"
+	ok "the compiler's message is kept" grep -q "32..1024 threads" "$T/big.json"
+	# Without a GPU: unsupported, with the reason.
+	for t in softmax matmul; do
+		rec "$t" "$ROOT/data/tasks/$t/seed.cu" cuda | kcompile | kverify >"$T/v.json" 2>/dev/null
+		st=$(field .status "$T/v.json")
+		if [ "$st" = unsupported ]; then
+			ok "$t: kverify says no CUDA device" grep -q "no CUDA device" "$T/v.json"
+			rec "$t" "$ROOT/data/tasks/$t/seed.cu" cuda verified | ktime >"$T/t.json" 2>/dev/null
+			expect_eq "$t: ktime unsupported too" unsupported "$(field .status "$T/t.json")"
+		else
+			echo "# a GPU is here (kverify: $st); see make check-gpu"
+		fi
+	done
+	rec axpy "$ROOT/tests/gpu/tasks/axpy/seed.cu" cuda | KSCI_TASKS=$ROOT/tests/gpu/tasks kcompile >"$T/ax.json"
+	expect_eq "tests/gpu task compiles" compiled "$(field .status "$T/ax.json")"
+else
+	echo "# no nvcc: cuda compile tests skipped"
+fi
+
+if command -v "${KSCI_HIPCC:-hipcc}" >/dev/null; then
+	cat >"$T/s.hip" <<'HIP'
+__global__ void k(const float* x, float* y, int n)
+{
+	__shared__ float t[256];
+	int i = blockIdx.x * 256 + threadIdx.x;
+	t[threadIdx.x] = i < n ? x[i] : 0.f;
+	__syncthreads();
+	if (i < n)
+		y[i] = expf(t[threadIdx.x] - t[0]);
+}
+extern "C" void solve(const float* x, float* y, int rows, int cols)
+{
+	int n = rows * cols;
+	if (n > 0)
+		k<<<(n + 255) / 256, 256>>>(x, y, n);
+}
+HIP
+	rec softmax "$T/s.hip" hip >"$T/h.json"
+	kcompile --hip-arch gfx90a <"$T/h.json" >"$T/h90a.json"
+	expect_eq "hip compiles for gfx90a" compiled "$(field .status "$T/h90a.json")"
+	ok "VGPRs, SGPRs and LDS recorded" test "$(field '.compile.resources.kernels[0].registers' "$T/h90a.json")" -gt 0 -a \
+		"$(field '.compile.resources.kernels[0].sgprs' "$T/h90a.json")" -gt 0 -a \
+		"$(field '.compile.resources.kernels[0].smem_bytes' "$T/h90a.json")" = 1024
+	KSCI_HIP_ARCH=gfx940 kcompile <"$T/h.json" >"$T/h940.json"
+	expect_eq "hip compiles for gfx940 (KSCI_HIP_ARCH)" compiled "$(field .status "$T/h940.json")"
+	kcompile --hip-arch gfx942 <"$T/h.json" >"$T/h942.json"
+	expect_eq "gfx942: unsupported, not compile_error" unsupported "$(field .status "$T/h942.json")"
+	ok "gfx942: the record says why" grep -q "does not support the AMD target gfx942" "$T/h942.json"
+	kverify <"$T/h90a.json" >"$T/hv.json"
+	expect_eq "hip kverify: unsupported" unsupported "$(field .status "$T/hv.json")"
+	ok "hip kverify: no HIP device" grep -q "no HIP device" "$T/hv.json"
+else
+	echo "# no hipcc: hip tests skipped"
+fi
+done_testing

@@ -1,0 +1,43 @@
+/* Unit tests for the timing statistics the CUDA back end relies on: SEM and
+ * the stop rule's inputs on fixed samples, the coefficient of variation used
+ * for repeatability, geometric means of speedups, and the host/event timing
+ * cross-check (the regression guard for work hidden on a side stream). */
+#include <math.h>
+
+#include "stats.h"
+#include "t.h"
+
+static int near(double a, double b, double tol) { return fabs(a - b) <= tol * fabs(b); }
+
+int main(void)
+{
+	/* 10 samples: mean 10.45, sample sd 0.8317, sem = sd / sqrt(10). */
+	const double x[] = {10, 11, 9, 10.5, 11.5, 10, 9.5, 11, 10.5, 10.5};
+	struct stats s;
+	T_OK(stats_summarize(x, 10, &s) == 0, "summarize 10 samples");
+	T_OK(near(s.mean, 10.45, 1e-12), "mean");
+	T_OK(near(s.median, 10.5, 1e-12), "median of an even count is the mean of the middle two");
+	T_OK(near(s.stddev, 0.7976, 1e-3), "sample standard deviation (n-1)");
+	T_OK(near(s.sem, s.stddev / sqrt(10), 1e-12), "sem = sd / sqrt(n)");
+	T_OK(s.min == 9 && s.max == 11.5 && s.n == 10, "min, max, n");
+	/* The stop rule: sem <= 0.1% of the mean. 1000 samples alternating
+	 * 1.00 and 1.02: sd ~0.01, sem ~3.2e-4, 0.031% of the mean. */
+	static double y[1000];
+	for (int i = 0; i < 1000; i++)
+		y[i] = i % 2 ? 1.02 : 1.00;
+	stats_summarize(y, 1000, &s);
+	T_OK(s.sem <= 0.001 * s.mean, "1000 samples with 1%% spread meet the 0.1%% SEM rule");
+	stats_summarize(y, 10, &s);
+	T_OK(!(s.sem <= 0.001 * s.mean), "10 of them do not");
+	T_OK(near(stats_cv(y, 1000), 0.01 / 1.01, 1e-2), "coefficient of variation");
+	T_OK(isnan(stats_cv(y, 1)), "cv of one value is NaN");
+	const double sp[] = {2, 0.5, 4};
+	T_OK(near(stats_geomean(sp, 3), cbrt(4), 1e-12), "geomean of speedups");
+	/* Cross-check: 7 us of call overhead measured on an empty call. */
+	double ovh = 7e-6;
+	T_OK(!stats_xcheck_disagree(12e-6 + 5e-6, 5e-6, ovh), "tiny kernel: host = event + overhead agrees");
+	T_OK(!stats_xcheck_disagree(8.05e-3, 8e-3, ovh), "8 ms kernel: 50 us of host jitter agrees");
+	T_OK(stats_xcheck_disagree(223e-6, 10.7e-6, ovh), "side-stream kernel (measured on H100: 223 vs 10.7 us) disagrees");
+	T_OK(stats_xcheck_disagree(2e-3, 1e-3, ovh), "half the work hidden disagrees");
+	return T_DONE();
+}
