@@ -646,6 +646,12 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 		const char *cc = json_string_value(json_object_get(j, "compiler"));
 		if (json_is_object(env) && cc)
 			json_object_set_new(env, "compiler", json_string(cc));
+		/* What reports read for "% of peak" (docs/reports.md). */
+		double pg = jnum(J->peak, "copy_gbps", 0), pf = jnum(J->peak, "sgemm_gflops", 0);
+		if (json_is_object(env) && pg > 0)
+			json_object_set_new(env, "peak_gbps", json_real(pg));
+		if (json_is_object(env) && pf > 0)
+			json_object_set_new(env, "peak_gflops", json_real(pf));
 		json_object_set_new(r, "env", env);
 	}
 	if (J->peak)
