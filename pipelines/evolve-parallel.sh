@@ -30,7 +30,7 @@ usage: evolve-parallel.sh [options]
   --gpus G             G GPUs per host: one slot per GPU, CUDA_VISIBLE_DEVICES per job
   -S, --sshlogin L     a host (repeatable); --sshloginfile F: hosts from a file
   --retries N          tries per job, on another host where possible (default: 3)
-  --bar                progress bar on stderr
+  --bar                progress ("N of M jobs done") on stderr
   --env VAR            pass this environment variable to the jobs (repeatable)
   --stages-cmd CMD     stages.sh on the workers (default: the one next to this script
                        without ssh logins, else "stages.sh" on the workers' PATH)

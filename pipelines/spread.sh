@@ -31,7 +31,8 @@ usage: spread.sh [options] --work DIR INPUT
                        e.g. "4/ssh -p 2201 user@gpu1"; ":" is this machine)
   --sshloginfile F     hosts from a file (parallel's --sshloginfile; repeatable)
   --retries N          tries per job, each on another host where possible (default: 3)
-  --bar                progress bar on stderr
+  --bar                progress on stderr ("N of M jobs done", from the joblog; parallel's
+                       --bar cannot be combined with --pipe)
   --env VAR            pass this environment variable to the jobs (repeatable)
   --stages-cmd CMD     stages.sh on the workers (default: this directory's stages.sh
                        without ssh logins, else "stages.sh" on the remote PATH)
@@ -107,7 +108,12 @@ fi
 
 mkdir -p "$work/out"
 exec 9>>"$work/lock"
-flock -n 9 || die "$work is in use by another run"
+# Jobs of a run that was killed (parallel puts each job in its own process
+# group, so they can outlive it) still hold the lock: wait for them.
+if ! flock -n 9; then
+	echo "spread.sh: $work is in use (another run, or jobs of a killed one); waiting" >&2
+	flock 9
+fi
 
 # The input is fixed for the life of the work directory: job k must mean the
 # same records on every run, or --resume would skip the wrong ones.
@@ -148,14 +154,31 @@ if [ "${#finished[@]}" -lt "$njobs" ]; then
 	for l in "${logins[@]}"; do par+=(--sshlogin "$l"); done
 	for l in "${loginfiles[@]}"; do par+=(--sshloginfile "$l"); done
 	for e in "${envs[@]}"; do par+=(--env "$e"); done
-	[ "$bar" = 1 ] && par+=(--bar)
 	cmd=()
 	[ "$srun" = 1 ] && cmd+=(srun --exclusive -N1 -n1 "${srun_opts[@]}")
 	cmd+=("$stages_cmd" --slot '{%}' --gpus "$gpus" "${stage_opts[@]}")
+	# parallel's own --bar cannot be combined with --pipe: count the joblog.
+	barpid=""
+	if [ "$bar" = 1 ]; then
+		(
+			while kill -0 "$$" 2>/dev/null; do
+				printf '\rspread.sh: %d of %d jobs done ' "$(done_seqs | wc -l)" "$njobs" >&2
+				sleep 1
+			done
+		) 9>&- &
+		barpid=$!
+	fi
 	set +e
-	"${par[@]}" -q "${cmd[@]}" <"$work/input.ndjson" 9>&-
+	# parallel and local jobs inherit the lock (fd 9): the work directory
+	# stays in use until the last of them is gone, even if this script is not.
+	"${par[@]}" -q "${cmd[@]}" <"$work/input.ndjson"
 	prc=$?
 	set -e
+	if [ -n "$barpid" ]; then
+		kill "$barpid" 2>/dev/null || :
+		wait "$barpid" 2>/dev/null || :
+		printf '\rspread.sh: %d of %d jobs done\n' "$(done_seqs | wc -l)" "$njobs" >&2
+	fi
 	[ "$prc" -le 100 ] || die "parallel failed (exit $prc)"
 fi
 

@@ -27,10 +27,11 @@ run() {
 }
 
 # Generation 0 (the seed) and 1 over both hosts, nothing killed.
-run --generations 1 --keep-work >"$T/out1" 2>"$T/err1"
+run --generations 1 --keep-work --bar >"$T/out1" 2>"$T/err1"
 expect_eq "a run over two hosts exits 0" 0 $?
 expect_eq "the archive holds the seed and 8 children" "9 9" \
 	"$(gzip -dc "$a" | jq -r .id | wc -l) $(gzip -dc "$a" | jq -r .id | sort -u | wc -l)"
+ok "--bar shows progress" grep -q '8 of 8 jobs done' "$T/err1"
 jl=$a.work/matmul-c-g1/spread/joblog
 ok "both hosts ran jobs (joblog)" sh -c "grep -q -- '-p $PORT_A ' '$jl' && grep -q -- '-p $PORT_B ' '$jl'"
 expect_eq "every job ran through ssh on A or B" "$(gzip -dc "$a" | jq -r .id | sort | xargs)" \
