@@ -95,7 +95,12 @@ def main():
                     continue
                 f = ent if isinstance(ent, str) else ent["file"]
                 src = open(os.path.join(tdir, f)).read()
-                print(json.dumps(record(name, be, src, role, "verified" if be == "c" else "compiled")))
+                r = record(name, be, src, role, "verified" if be == "c" else "compiled")
+                if isinstance(ent, dict) and ent.get("libs"):
+                    # kcompile links a task's libs for its own baseline role
+                    # only: as a candidate this source compiles but cannot load.
+                    r["libs"] = ent["libs"]
+                print(json.dumps(r))
         elif mode == "wrong":
             for how in ("zero", "tiny", "flat"):
                 print(json.dumps(record(name, "c", wrong_source(tdir, t, how), "wrong-" + how, "wrong")))

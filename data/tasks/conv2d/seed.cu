@@ -59,5 +59,5 @@ extern "C" void solve(const float* x, const float* w, float* y, int N, int C, in
 	size_t smem = sizeof(float) * ((size_t)(TP + R - 1) * (TQ + S - 1) + (size_t)KT * R * S);
 	if (smem > 48 * 1024)
 		cudaFuncSetAttribute(conv_seed, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-	conv_seed<<<dim3(tiles, (K + KT - 1) / KT, N), TP * TQ>>>(x, w, y, C, H, W, K, R, S, pad, P, Q, tiles_q);
+	conv_seed<<<dim3(tiles, (K + KT - 1) / KT, N), TP * TQ, smem>>>(x, w, y, C, H, W, K, R, S, pad, P, Q, tiles_q);
 }
