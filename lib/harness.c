@@ -28,6 +28,9 @@
 #include "harness.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,27 +89,78 @@ static double jnum(const json_t *o, const char *k, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static void fill(const struct task_arg *a, void *p, int64_t n, struct rng *r)
+/*
+ * Inputs are generated in chunks of FILL_CHUNK elements, chunk k from its own
+ * stream seeded by (seed, k), so the values depend only on the seed — not on
+ * how many threads filled them — and large benchmark inputs are generated on
+ * all cores instead of one.
+ */
+#define FILL_CHUNK (1 << 16)
+
+enum dist { DIST_UNIFORM, DIST_NORMAL, DIST_INT, DIST_CONST };
+
+struct fill_job {
+	enum dtype dt;
+	void *p;
+	int64_t n;
+	uint64_t seed;
+	enum dist d;
+	double lo, hi, mean, sd, c;
+	atomic_llong next;
+};
+
+static void fill_chunk(struct fill_job *j, int64_t k)
+{
+	struct rng r;
+	rng_seed(&r, j->seed ^ (0xD1B54A32D192ED03ULL * (uint64_t)(k + 1)));
+	int64_t end = (k + 1) * FILL_CHUNK < j->n ? (k + 1) * FILL_CHUNK : j->n;
+	for (int64_t i = k * FILL_CHUNK; i < end; i++) {
+		double v;
+		switch (j->d) {
+		case DIST_NORMAL: v = j->mean + j->sd * rng_normal(&r); break;
+		case DIST_INT: v = j->lo + (double)rng_below(&r, (uint64_t)(j->hi - j->lo + 1)); break;
+		case DIST_CONST: v = j->c; break;
+		default: v = j->lo + (j->hi - j->lo) * rng_unit(&r); break;
+		}
+		dtype_set(j->dt, j->p, (size_t)i, v);
+	}
+}
+
+static void *fill_worker(void *arg)
+{
+	struct fill_job *j = arg;
+	int64_t nchunks = (j->n + FILL_CHUNK - 1) / FILL_CHUNK, k;
+	while ((k = atomic_fetch_add(&j->next, 1)) < nchunks)
+		fill_chunk(j, k);
+	return NULL;
+}
+
+static void fill(const struct task_arg *a, void *p, int64_t n, uint64_t seed)
 {
 	const json_t *in = a->init;
 	const char *dist = json_string_value(json_object_get(in, "dist"));
 	int isf = dtype_is_float(a->dt);
-	if (!dist)
-		dist = isf ? "uniform" : "int";
-	double lo = jnum(in, "lo", isf ? -1 : 0), hi = jnum(in, "hi", isf ? 1 : 100);
-	double mean = jnum(in, "mean", 0), sd = jnum(in, "std", 1), c = jnum(in, "value", 0);
-	for (int64_t i = 0; i < n; i++) {
-		double v;
-		if (strcmp(dist, "normal") == 0)
-			v = mean + sd * rng_normal(r);
-		else if (strcmp(dist, "int") == 0)
-			v = lo + (double)rng_below(r, (uint64_t)(hi - lo + 1));
-		else if (strcmp(dist, "const") == 0)
-			v = c;
-		else
-			v = lo + (hi - lo) * rng_unit(r);
-		dtype_set(a->dt, p, (size_t)i, v);
-	}
+	struct fill_job j = {.dt = a->dt, .p = p, .n = n, .seed = seed};
+	j.d = !dist ? (isf ? DIST_UNIFORM : DIST_INT)
+	      : strcmp(dist, "normal") == 0 ? DIST_NORMAL
+	      : strcmp(dist, "int") == 0 ? DIST_INT
+	      : strcmp(dist, "const") == 0 ? DIST_CONST : DIST_UNIFORM;
+	j.lo = jnum(in, "lo", isf ? -1 : 0), j.hi = jnum(in, "hi", isf ? 1 : 100);
+	j.mean = jnum(in, "mean", 0), j.sd = jnum(in, "std", 1), j.c = jnum(in, "value", 0);
+	atomic_init(&j.next, 0);
+	int64_t nchunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = (int)(nchunks < ncpu ? nchunks : ncpu);
+	if (nt > 32)
+		nt = 32;
+	pthread_t th[32];
+	int started = 0;
+	for (int i = 1; i < nt; i++, started++)
+		if (pthread_create(&th[started], NULL, fill_worker, &j) != 0)
+			break;
+	fill_worker(&j); /* this thread works too, and alone when threads fail */
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
 }
 
 static void poison(enum dtype dt, void *p, size_t bytes)
@@ -199,12 +253,10 @@ static int prepare(struct job *J, const json_t *size, uint64_t seed, int want_re
 			goto fail;
 		A->bytes[i] = (size_t)A->numel[i] * dtype_size(a->dt);
 		size_t alloc = A->bytes[i] ? A->bytes[i] : 1;
-		struct rng r;
-		rng_seed(&r, seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)));
 		if (a->kind != ARG_OUT) {
 			if (!(A->init[i] = malloc(alloc)))
 				goto oom;
-			fill(a, A->init[i], A->numel[i], &r);
+			fill(a, A->init[i], A->numel[i], seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)));
 		}
 		if (a->kind != ARG_IN) {
 			if (!(A->ref[i] = calloc(1, alloc)))
