@@ -21,13 +21,19 @@ BIN=${KSCIBIN:-$here/build/bin}
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-cost.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# Three runs per task:
+#   first   empty cache: candidate, reference(s), baseline and seed all compiled
+#           (once per task and machine in a real search);
+#   cold    a new candidate (the seed plus a unique comment) with the task's own
+#           files already compiled: what each new child of a search costs;
+#   cached  the same candidate again (its compile served from the cache).
 for task in "$@"; do
 	export KSCI_CACHE="$tmp/cache-$task"
-	python3 -c 'import json,sys; print(json.dumps({"id": "cost", "task": sys.argv[1], "backend": "cuda", "generation": 0,
- "parents": [], "source": open(sys.argv[2]).read(), "status": "generated"}))' "$task" "$KSCI_TASKS/$task/seed.cu" >"$tmp/in.json"
-	# The per-device peak figures are measured once and cached outside this
-	# run's compile cache, like on any machine that has run ksci before.
-	for run in cold cached; do
+	for run in first cold cached; do
+		nonce=""
+		[ "$run" = first ] || nonce=$(printf '\n// cost probe %s\n' "$task-$$")
+		jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" --arg n "$nonce" \
+			'{id: "cost", task: $t, backend: "cuda", generation: 0, parents: [], source: ($s + $n), status: "generated"}' >"$tmp/in.json"
 		t0=$(date +%s.%N)
 		"$BIN/kcompile" <"$tmp/in.json" | "$BIN/kverify" | "$BIN/ktime" ${budget:+--budget "$budget"} >"$tmp/out.json"
 		t1=$(date +%s.%N)

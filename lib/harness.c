@@ -646,8 +646,12 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 	size_t nsb = 0, nss = 0, k = 0;
 	if (J->d->peak)
 		J->peak = J->d->peak();
+	/* "only_size": k times benchmark size k alone (profiling one size under ncu). */
+	const json_t *only = json_object_get(j, "only_size");
 	json_array_foreach(J->bench, i, size)
 	{
+		if (json_is_integer(only) && (json_int_t)i != json_integer_value(only))
+			continue;
 		char sz[256];
 		task_size_str(size, sz, sizeof sz);
 		uint64_t s1 = job_seed(seeds, k++), s2 = job_seed(seeds, k++);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "proc.h"
 #include "rec.h"
 #include "rng.h"
@@ -222,6 +223,14 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 		json_object_set_new(job, "max_runs", json_integer(o->max_runs));
 	char *jtext = json_dumps(job, JSON_COMPACT);
 	json_decref(job);
+	/* For profiling a run outside the sandbox (bench/ncu-agree.sh): the job
+	 * of the last record, to feed to the harness by hand. */
+	const char *dump = getenv("KSCI_JOB_DUMP");
+	if (dump && *dump) {
+		char de[ERRBUF];
+		if (cache_write_file(dump, jtext, strlen(jtext), de) < 0)
+			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage, de);
+	}
 	char *argv[] = {harness, NULL};
 	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
 				  .fsize_mb = 64, .capture = 1 << 20, .no_network = 1};
