@@ -34,7 +34,7 @@ CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools
 endif
 
 .SECONDARY:
-.PHONY: all check check-unit check-sh check-san demo check-gpu install clean lint bench
+.PHONY: all check check-unit check-sh check-san demo check-gpu gpu-bundle install clean lint bench
 all: $(BINS) $(CUDA_BINS)
 
 $(B)/obj/%.o: %.c
@@ -75,6 +75,14 @@ demo: all
 
 check-gpu: all
 	tests/gpu/run.sh
+
+# The tools for a machine that has the CUDA driver but no jansson (the lent
+# GPU machines): built here with jansson linked in statically, into
+# $(B)/gpu/bin, to be carried there (KSCIBIN=$(B)/gpu/bin tests/gpu/run.sh).
+gpu-bundle:
+	$(MAKE) --no-print-directory B=$(B)/gpu \
+		LDLIBS='-Wl,-Bstatic -ljansson -Wl,-Bdynamic -lcurl -lz -lm -ldl -lpthread' \
+		$(BINS:$(B)/%=$(B)/gpu/%) $(CUDA_BINS:$(B)/%=$(B)/gpu/%)
 
 bench: all
 	bench/run.sh
