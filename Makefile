@@ -84,8 +84,10 @@ gpu-bundle:
 		LDLIBS='-Wl,-Bstatic -ljansson -Wl,-Bdynamic -lcurl -lz -lm -ldl -lpthread' \
 		$(BINS:$(B)/%=$(B)/gpu/%) $(CUDA_BINS:$(B)/%=$(B)/gpu/%)
 
+# Benchmarks whose figures are in docs/: kselect at archive scale here;
+# on a GPU machine also bench/gpu-cost.sh and bench/ncu-agree.sh (docs/gpu.md).
 bench: all
-	bench/run.sh
+	bench/kselect/run.sh
 
 lint:
 	shellcheck -x -P SCRIPTDIR $(wildcard pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh bench/*.sh bench/*/*.sh) .ci/run
