@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/sh/lib.sh — sourced by every shell test.
 # Gives: a temp dir ($T, removed by trap), tool paths overridable by env
 # ($KSCI_BUILD/bin or $KSCIBIN), and TAP helpers:
