@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,21 @@
 #include "stats.h"
 #include "expr.h"
 #include "task.h"
+
+/* Progress on stderr, with seconds since the harness started: the stage's
+ * log then shows where the time went, and where a dead kernel was. */
+static double t_start;
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "kharness: [%.3f s] ", proc_now() - t_start);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 struct arrays {
 	int n;
@@ -474,7 +490,7 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 				uint64_t seed = job_seed(seeds, k);
 				char sz[256];
 				task_size_str(size, sz, sizeof sz);
-				fprintf(stderr, "kharness: check %s seed=%" PRIu64 "\n", sz, seed);
+				progress("check %s seed=%" PRIu64, sz, seed);
 				json_t *mm = NULL;
 				int rc = check(J, cand, size, l == 1, seed, &mm, NULL, e);
 				if (rc < 0) {
@@ -545,6 +561,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 				*fail_res = fault("crashed", e);
 				goto out;
 			}
+	progress("inputs staged, warmed up; timing");
 	double t0 = proc_now();
 	for (size_t round = 0;; round++) {
 		for (int k = 0; k < nw; k++) {
@@ -579,6 +596,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (settled || proc_now() - t0 > budget)
 			break;
 	}
+	progress("timed: %zu calls each in %.3f s", W[0].n, proc_now() - t0);
 	if (W[0].flagged * 10 > W[0].n) {
 		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", "wrong");
 		json_object_set_new(*fail_res, "message",
@@ -656,11 +674,11 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 		task_size_str(size, sz, sizeof sz);
 		uint64_t s1 = job_seed(seeds, k++), s2 = job_seed(seeds, k++);
 		json_t *mm = NULL;
-		fprintf(stderr, "kharness: check before timing %s\n", sz);
+		progress("check before timing %s", sz);
 		struct arrays A;
 		int rc = check(J, cand, size, 1, s1, &mm, &A, e);
 		if (rc == 0) {
-			fprintf(stderr, "kharness: time %s\n", sz);
+			progress("time %s", sz);
 			json_t *fail_res = NULL;
 			json_t *r = time_size(J, W, nw, size, &A, e, &fail_res);
 			if (!r) {
@@ -677,7 +695,7 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 				ss[nss++] = v;
 			/* Fresh inputs after the timing loop: a result cached by
 			 * pointer or right only on the first call fails here. */
-			fprintf(stderr, "kharness: check after timing %s\n", sz);
+			progress("check after timing %s", sz);
 			rc = check(J, cand, size, 1, s2, &mm, NULL, e);
 		}
 		if (rc != 0) {
@@ -719,6 +737,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 {
 	const char *mode = json_string_value(json_object_get(job, "mode"));
 	const char *tname = json_string_value(json_object_get(job, "task"));
+	t_start = proc_now();
 	if (!mode || !tname) {
 		errf(e, "job needs \"mode\" and \"task\"");
 		return NULL;
@@ -747,6 +766,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 	}
 	if (irc < 0)
 		return fault("crashed", e);
+	progress("%s ready", d->name);
 	if (strcmp(mode, "verify") == 0)
 		return verify(&J, cand, e);
 	if (strcmp(mode, "time") == 0)
