@@ -115,6 +115,41 @@ static double jnum(const json_t *o, const char *k, double dflt)
 
 enum dist { DIST_UNIFORM, DIST_NORMAL, DIST_INT, DIST_CONST };
 
+/* Run fn(ctx, k) for k in [0, nchunks) on all cores; each k exactly once. */
+struct par {
+	void (*fn)(void *ctx, int64_t k);
+	void *ctx;
+	int64_t n;
+	atomic_llong next;
+};
+
+static void *par_worker(void *arg)
+{
+	struct par *p = arg;
+	int64_t k;
+	while ((k = atomic_fetch_add(&p->next, 1)) < p->n)
+		p->fn(p->ctx, k);
+	return NULL;
+}
+
+static void par_chunks(int64_t nchunks, void (*fn)(void *ctx, int64_t k), void *ctx)
+{
+	struct par p = {fn, ctx, nchunks, 0};
+	atomic_init(&p.next, 0);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nt = (int)(nchunks < ncpu ? nchunks : ncpu);
+	if (nt > 32)
+		nt = 32;
+	pthread_t th[32];
+	int started = 0;
+	for (int i = 1; i < nt; i++, started++)
+		if (pthread_create(&th[started], NULL, par_worker, &p) != 0)
+			break;
+	par_worker(&p); /* this thread works too, and alone when threads fail */
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
 struct fill_job {
 	enum dtype dt;
 	void *p;
@@ -122,11 +157,11 @@ struct fill_job {
 	uint64_t seed;
 	enum dist d;
 	double lo, hi, mean, sd, c;
-	atomic_llong next;
 };
 
-static void fill_chunk(struct fill_job *j, int64_t k)
+static void fill_chunk(void *ctx, int64_t k)
 {
+	struct fill_job *j = ctx;
 	struct rng r;
 	rng_seed(&r, j->seed ^ (0xD1B54A32D192ED03ULL * (uint64_t)(k + 1)));
 	int64_t end = (k + 1) * FILL_CHUNK < j->n ? (k + 1) * FILL_CHUNK : j->n;
@@ -142,15 +177,6 @@ static void fill_chunk(struct fill_job *j, int64_t k)
 	}
 }
 
-static void *fill_worker(void *arg)
-{
-	struct fill_job *j = arg;
-	int64_t nchunks = (j->n + FILL_CHUNK - 1) / FILL_CHUNK, k;
-	while ((k = atomic_fetch_add(&j->next, 1)) < nchunks)
-		fill_chunk(j, k);
-	return NULL;
-}
-
 static void fill(const struct task_arg *a, void *p, int64_t n, uint64_t seed)
 {
 	const json_t *in = a->init;
@@ -163,20 +189,7 @@ static void fill(const struct task_arg *a, void *p, int64_t n, uint64_t seed)
 	      : strcmp(dist, "const") == 0 ? DIST_CONST : DIST_UNIFORM;
 	j.lo = jnum(in, "lo", isf ? -1 : 0), j.hi = jnum(in, "hi", isf ? 1 : 100);
 	j.mean = jnum(in, "mean", 0), j.sd = jnum(in, "std", 1), j.c = jnum(in, "value", 0);
-	atomic_init(&j.next, 0);
-	int64_t nchunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = (int)(nchunks < ncpu ? nchunks : ncpu);
-	if (nt > 32)
-		nt = 32;
-	pthread_t th[32];
-	int started = 0;
-	for (int i = 1; i < nt; i++, started++)
-		if (pthread_create(&th[started], NULL, fill_worker, &j) != 0)
-			break;
-	fill_worker(&j); /* this thread works too, and alone when threads fail */
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	par_chunks((n + FILL_CHUNK - 1) / FILL_CHUNK, fill_chunk, &j);
 }
 
 static void poison(enum dtype dt, void *p, size_t bytes)
@@ -336,20 +349,36 @@ static void unstage(struct job *J, void **dev)
 }
 
 /* Compare one output array; fills *mm on the first mismatch. 0 ok, 1 wrong. */
-static int compare(struct job *J, int ai, const void *got, const void *want, int64_t n, const json_t *size,
-		   uint64_t seed, json_t **mm)
+/* One chunk's share of a comparison; chunks are combined in index order. */
+struct cmp_part {
+	int64_t bad, first;
+	const char *why;
+	int cand_const, ref_const;
+	double max_abs, max_rel;
+};
+
+struct cmp_job {
+	enum dtype dt;
+	const void *got, *want;
+	int64_t n;
+	double atol, rtol, g0, w0;
+	struct cmp_part *parts;
+};
+
+#define CMP_CHUNK (1 << 18)
+
+static void cmp_chunk(void *ctx, int64_t k)
 {
-	const struct task_arg *a = &J->t->args[ai];
-	int64_t bad = 0, first = -1;
-	const char *why = NULL;
-	int cand_const = 1, ref_const = 1;
-	double g0 = n ? dtype_get(a->dt, got, 0) : 0, w0 = n ? dtype_get(a->dt, want, 0) : 0;
-	for (int64_t i = 0; i < n; i++) {
-		double g = dtype_get(a->dt, got, (size_t)i), w = dtype_get(a->dt, want, (size_t)i);
-		if (cand_const && !(g == g0 || (isnan(g) && isnan(g0))))
-			cand_const = 0;
-		if (ref_const && !(w == w0 || (isnan(w) && isnan(w0))))
-			ref_const = 0;
+	struct cmp_job *j = ctx;
+	struct cmp_part *p = &j->parts[k];
+	*p = (struct cmp_part){0, -1, NULL, 1, 1, 0, 0};
+	int64_t end = (k + 1) * CMP_CHUNK < j->n ? (k + 1) * CMP_CHUNK : j->n;
+	for (int64_t i = k * CMP_CHUNK; i < end; i++) {
+		double g = dtype_get(j->dt, j->got, (size_t)i), w = dtype_get(j->dt, j->want, (size_t)i);
+		if (p->cand_const && !(g == j->g0 || (isnan(g) && isnan(j->g0))))
+			p->cand_const = 0;
+		if (p->ref_const && !(w == j->w0 || (isnan(w) && isnan(j->w0))))
+			p->ref_const = 0;
 		int ok;
 		const char *r = NULL;
 		if (isnan(w))
@@ -360,19 +389,47 @@ static int compare(struct job *J, int ai, const void *got, const void *want, int
 			ok = 0, r = isnan(g) ? "NaN (element never written, or computed NaN)" : "inf where the reference is finite";
 		else {
 			double d = fabs(g - w);
-			ok = d <= a->atol + a->rtol * fabs(w);
-			if (d > J->max_abs)
-				J->max_abs = d;
-			if (w != 0 && d / fabs(w) > J->max_rel)
-				J->max_rel = d / fabs(w);
+			ok = d <= j->atol + j->rtol * fabs(w);
+			if (d > p->max_abs)
+				p->max_abs = d;
+			if (w != 0 && d / fabs(w) > p->max_rel)
+				p->max_rel = d / fabs(w);
 			r = "outside tolerance";
 		}
 		if (!ok) {
-			if (first < 0)
-				first = i, why = r;
-			bad++;
+			if (p->first < 0)
+				p->first = i, p->why = r;
+			p->bad++;
 		}
 	}
+}
+
+static int compare(struct job *J, int ai, const void *got, const void *want, int64_t n, const json_t *size,
+		   uint64_t seed, json_t **mm)
+{
+	const struct task_arg *a = &J->t->args[ai];
+	int64_t nchunks = (n + CMP_CHUNK - 1) / CMP_CHUNK;
+	struct cmp_job cj = {a->dt, got, want, n, a->atol, a->rtol, n ? dtype_get(a->dt, got, 0) : 0,
+			     n ? dtype_get(a->dt, want, 0) : 0, calloc((size_t)(nchunks ? nchunks : 1), sizeof(struct cmp_part))};
+	if (!cj.parts)
+		return -1;
+	par_chunks(nchunks, cmp_chunk, &cj);
+	int64_t bad = 0, first = -1;
+	const char *why = NULL;
+	int cand_const = 1, ref_const = 1;
+	for (int64_t k = 0; k < nchunks; k++) {
+		struct cmp_part *p = &cj.parts[k];
+		if (first < 0 && p->first >= 0)
+			first = p->first, why = p->why;
+		bad += p->bad;
+		cand_const &= p->cand_const;
+		ref_const &= p->ref_const;
+		if (p->max_abs > J->max_abs)
+			J->max_abs = p->max_abs;
+		if (p->max_rel > J->max_rel)
+			J->max_rel = p->max_rel;
+	}
+	free(cj.parts);
 	if (!bad && n > 1 && cand_const && !ref_const) {
 		first = 0, bad = n, why = "output is constant where the reference is not";
 	}
@@ -415,6 +472,8 @@ static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, ui
 	struct arrays A;
 	if (prepare(J, size, seed, 1, big, &A, e) < 0)
 		return -1;
+	if (big)
+		progress("inputs and reference ready");
 	int n = J->t->nargs, rc = -1;
 	void **dev = calloc((size_t)n, sizeof *dev), **args = calloc((size_t)n, sizeof *args);
 	void *host = NULL;
@@ -424,8 +483,12 @@ static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, ui
 	}
 	if (stage_args(J, &A, dev, args, e) < 0)
 		goto out;
+	if (big)
+		progress("candidate's buffers staged");
 	if (J->d->call(fn, args, NULL, e) < 0)
 		goto out;
+	if (big)
+		progress("candidate ran");
 	J->checks++;
 	rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
@@ -451,6 +514,8 @@ static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, ui
 		}
 		rc = compare(J, i, host, A.ref[i], A.numel[i], size, seed, mm);
 	}
+	if (big)
+		progress("compared");
 out:
 	free(host);
 	if (dev)
