@@ -75,6 +75,7 @@ demo: all
 
 check-gpu: all
 	tests/gpu/run.sh
+	tests/gpu/suite.sh
 
 # The tools for a machine that has the CUDA driver but no jansson (the lent
 # GPU machines): built here with jansson linked in statically, into

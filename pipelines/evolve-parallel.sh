@@ -21,7 +21,7 @@ usage() {
 usage: evolve-parallel.sh [options]
   evolve.sh's options:
   --task NAME, --backend B, --generations G, --population P, --archive FILE,
-  --strategy S, --seed N, --generator G, --budget SEC, --kselect-opt OPT, --kgen-opt OPT,
+  --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC, --kselect-opt OPT, --kgen-opt OPT,
   --kcompile-opt OPT, --kverify-opt OPT, --ktime-opt OPT, -q/--quiet  (see evolve.sh --help)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
@@ -44,7 +44,7 @@ after their retries (re-run the same command to continue).
 USAGE
 }
 
-task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=mutate budget="" quiet=0
+task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0
 work="" keep=0
 sel_opts=() gen_opts=() spread_opts=()
 while [ $# -gt 0 ]; do
@@ -56,7 +56,8 @@ while [ $# -gt 0 ]; do
 	--archive) archive=$2; shift ;;
 	--strategy) strategy=$2; shift ;;
 	--seed) seed=$2; shift ;;
-	--generator) generator=$2; shift ;;
+	--provider | --generator) generator=$2; shift ;;
+	--model) model=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--kselect-opt) sel_opts+=("$2"); shift ;;
 	--kgen-opt) gen_opts+=("$2"); shift ;;
@@ -72,46 +73,20 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for n in "$gens" "$pop" "$seed"; do
-	case $n in '' | *[!0-9]*) echo "evolve-parallel.sh: '$n' is not a non-negative integer" >&2; exit 2 ;; esac
-done
-[ "$pop" -ge 1 ] || { echo "evolve-parallel.sh: --population must be at least 1" >&2; exit 2; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=evolve-lib.sh
+. "$here/evolve-lib.sh"
+evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$work" ] || work=$archive.work
 [ -n "$budget" ] && spread_opts+=(--budget "$budget")
+[ -n "$model" ] && gen_opts+=(--model "$model")
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/kselect" ]; then
-	KSCIBIN=$here/../build/bin
-fi
-[ -n "${KSCIBIN:-}" ] && PATH="$KSCIBIN:$PATH"
-for t in kselect kgen jq gzip parallel; do
-	command -v "$t" >/dev/null || { echo "evolve-parallel.sh: $t not found" >&2; exit 3; }
-done
+evolve_find_tools evolve-parallel.sh kselect kgen jq gzip parallel
 
 mkdir -p "$(dirname "$archive")" "$work"
 [ -e "$archive" ] || : >"$archive"
 
-last_generation() {
-	[ -s "$archive" ] || { echo -1; return; }
-	gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
-		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
-		sort -n | tail -n 1 | grep . || echo -1
-}
-
-summary() { # generation
-	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$1" '
-		map(select(.task == $t and .backend == $b)) as $all
-		| ($all | map(select(.generation == $g)) | group_by(.status)
-		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
-		   | max_by(.time.speedup_vs_baseline)) as $best
-		| "generation \($g): \($counts)"
-		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
-		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
-		     else "; nothing timed yet" end)'
-}
 
 status=0
 while :; do
@@ -131,7 +106,7 @@ while :; do
 		set +e
 		kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
 			--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
-			kgen --generator "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" \
+			kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" \
 				>"$gdir/candidates.tmp"
 		rcs=("${PIPESTATUS[@]}")
 		set -e

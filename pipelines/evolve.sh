@@ -58,49 +58,21 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for n in "$gens" "$pop" "$seed"; do
-	case $n in '' | *[!0-9]*) echo "evolve.sh: '$n' is not a non-negative integer" >&2; exit 2 ;; esac
-done
-[ "$pop" -ge 1 ] || { echo "evolve.sh: --population must be at least 1" >&2; exit 2; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=evolve-lib.sh
+. "$here/evolve-lib.sh"
+evolve_check_numbers evolve.sh "$gens" "$pop" "$seed"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/kselect" ]; then
-	KSCIBIN=$here/../build/bin
-fi
-[ -n "${KSCIBIN:-}" ] && PATH="$KSCIBIN:$PATH"
-for t in kselect kgen kcompile kverify ktime jq gzip; do
-	command -v "$t" >/dev/null || { echo "evolve.sh: $t not found (build with make)" >&2; exit 3; }
-done
+evolve_find_tools evolve.sh kselect kgen kcompile kverify ktime jq gzip
 
 mkdir -p "$(dirname "$archive")"
 [ -e "$archive" ] || : >"$archive"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Highest complete generation of this task/back end in the archive (-1: none).
-last_generation() {
-	[ -s "$archive" ] || { echo -1; return; }
-	gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
-		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
-		sort -n | tail -n 1 | grep . || echo -1
-}
-
-summary() { # generation
-	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$1" '
-		map(select(.task == $t and .backend == $b)) as $all
-		| ($all | map(select(.generation == $g)) | group_by(.status)
-		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
-		   | max_by(.time.speedup_vs_baseline)) as $best
-		| "generation \($g): \($counts)"
-		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
-		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
-		     else "; nothing timed yet" end)'
-}
 
 status=0
 while :; do

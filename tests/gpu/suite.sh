@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t50-tasks-gpu: the task suite on an NVIDIA GPU (skipped without one).
+# tests/gpu/suite.sh (make check-gpu): the task suite on an NVIDIA GPU (skipped without one).
 # For every task: the cuda seed, baseline and device reference are verified
 # against the host reference at the test sizes; the seed is timed against
 # the baseline at the bench_cuda sizes; then a short offline mutate search
@@ -8,7 +8,7 @@
 # the last lines printed are a per-task table (tests/sh/t50-tasks-table.py).
 # Env: KSCI_T50_TASKS (task subset), KSCI_T50_BUDGET (ktime --budget, 0.3),
 # KSCI_T50_JOBS (parallel kcompile streams, 8).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../sh/lib.sh"
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "# skip: no NVIDIA GPU here"
