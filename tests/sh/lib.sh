@@ -53,3 +53,20 @@ done_testing() {
 	echo "1..$t_n"
 	[ "$t_failed" = 0 ]
 }
+
+# start_mock_llm: the mock model server (tests/mock/llm_server.py) on
+# 127.0.0.1 — nothing may leave this machine: proxies and real keys unset,
+# base URLs pointed at the mock, test keys set. Sets $server and $port; the
+# server logs each request to $T/server.log; it is stopped on exit.
+start_mock_llm() {
+	unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy OPENAI_BASE_URL ANTHROPIC_BASE_URL
+	unset OPENAI_API_KEY ANTHROPIC_API_KEY KSCI_PROVIDER KSCI_MODEL KSCI_TRANSCRIPT KSCI_PRICES
+	export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
+	python3 "$ROOT/tests/mock/llm_server.py" "$T/port" "$T/server.log" &
+	server=$!
+	trap 'kill "$server" 2>/dev/null; rm -rf "$T"' EXIT
+	for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+	port=$(cat "$T/port")
+	export OPENAI_BASE_URL="http://127.0.0.1:$port/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:$port"
+	export OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key
+}

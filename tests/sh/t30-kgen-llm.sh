@@ -4,18 +4,7 @@
 # mode ending as a clear record status, cache, transcript, replay, cmd.
 . "$(dirname "$0")/lib.sh"
 
-# Nothing may leave this machine.
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy OPENAI_BASE_URL ANTHROPIC_BASE_URL
-export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
-unset OPENAI_API_KEY ANTHROPIC_API_KEY KSCI_PROVIDER KSCI_MODEL KSCI_TRANSCRIPT KSCI_PRICES
-
-python3 "$ROOT/tests/mock/llm_server.py" "$T/port" "$T/server.log" &
-server=$!
-trap 'kill "$server" 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-port=$(cat "$T/port")
-export OPENAI_BASE_URL="http://127.0.0.1:$port/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:$port"
-export OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key
+start_mock_llm
 export KSCI_PROMPTS="$ROOT/data/prompts" KSCI_KNOWLEDGE="$ROOT/data/knowledge"
 export KSCI_TASKS="$T/tasks"
 mkdir -p "$KSCI_TASKS/tiny"

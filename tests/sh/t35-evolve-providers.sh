@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
 # evolve.sh runs with any provider by changing one flag: openai, anthropic
-# (against the mock server on 127.0.0.1), cmd, replay of a recorded run, mutate.
+# (against the mock server on 127.0.0.1), cmd, and replay of a recorded run (mutate: t70).
 . "$(dirname "$0")/lib.sh"
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy KSCI_PROVIDER KSCI_MODEL
-export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
-python3 "$ROOT/tests/mock/llm_server.py" "$T/port" "$T/server.log" &
-server=$!
-trap 'kill "$server" 2>/dev/null' EXIT
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-port=$(cat "$T/port")
-export OPENAI_BASE_URL="http://127.0.0.1:$port/v1" ANTHROPIC_BASE_URL="http://127.0.0.1:$port"
-export OPENAI_API_KEY=test-key ANTHROPIC_API_KEY=test-key
+start_mock_llm
 
 # run ARCHIVE PROVIDER [evolve options]: seed + one generation of 2 children on softmax.
 run() {
