@@ -176,16 +176,25 @@ static int load_entry(const char dir[PATH_MAX - 128], struct compile_out *out)
 	return 1;
 }
 
+/* Copy the next line of *p (cut to n-1 bytes) into line and advance; 0 at the end. */
+static int next_line(const char **p, char *line, size_t n)
+{
+	if (!*p || !**p)
+		return 0;
+	const char *nl = strchr(*p, '\n');
+	size_t len = nl ? (size_t)(nl - *p) : strlen(*p);
+	snprintf(line, n, "%.*s", (int)(len < n ? len : n - 1), *p);
+	*p = nl ? nl + 1 : NULL;
+	return 1;
+}
+
 json_t *compile_parse_ptxas(const char *log)
 {
 	json_t *ks = json_array(), *cur = NULL;
 	long maxreg = 0, maxsmem = 0, spills = 0;
 	const char *p = log;
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+	char line[1024];
+	while (next_line(&p, line, sizeof line)) {
 		char name[512];
 		long a, b, c;
 		if (sscanf(line, "ptxas info : Compiling entry function '%511[^']'", name) == 1 ||
@@ -214,7 +223,6 @@ json_t *compile_parse_ptxas(const char *log)
 			if (sm > maxsmem)
 				maxsmem = sm;
 		}
-		p = nl ? nl + 1 : NULL;
 	}
 	if (json_array_size(ks) == 0) {
 		json_decref(ks);
@@ -231,11 +239,8 @@ json_t *compile_parse_amdgpu(const char *log)
 	json_t *ks = json_array(), *cur = NULL;
 	long maxreg = 0, maxlds = 0, spills = 0;
 	const char *p = log;
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+	char line[1024];
+	while (next_line(&p, line, sizeof line)) {
 		const char *f;
 		char name[512];
 		long v;
@@ -260,7 +265,6 @@ json_t *compile_parse_amdgpu(const char *log)
 			json_object_set_new(cur, "spill_stores", json_integer(v));
 			spills += v;
 		}
-		p = nl ? nl + 1 : NULL;
 	}
 	if (json_array_size(ks) == 0) {
 		json_decref(ks);
