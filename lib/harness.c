@@ -685,7 +685,13 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		json_object_set_new(res, "bytes", json_real(by));
 		json_object_set_new(res, "gbps", json_real(by / st[0].median / 1e9));
 	}
-	double pf = jnum(J->peak, "sgemm_gflops", 0), pb = jnum(J->peak, "copy_gbps", 0);
+	/* The measured matrix peak is fp32 SGEMM: a task whose work is meant for
+	 * tensor cores ("flops_unit": "tensor-f16", ...) gets no % of it. */
+	const char *unit = json_string_value(json_object_get(J->t->json, "flops_unit"));
+	int fp32 = !unit || strcmp(unit, "fp32") == 0;
+	if (unit)
+		json_object_set_new(res, "flops_unit", json_string(unit));
+	double pf = fp32 ? jnum(J->peak, "sgemm_gflops", 0) : 0, pb = jnum(J->peak, "copy_gbps", 0);
 	if (isfinite(fl) && pf > 0)
 		json_object_set_new(res, "pct_peak_flops", json_real(100 * fl / st[0].median / 1e9 / pf));
 	if (isfinite(by) && pb > 0)

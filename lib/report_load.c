@@ -165,7 +165,11 @@ static double pct_of_peak(const json_t *rec, struct rp_peak ov)
 	json_array_foreach(json_object_get(t, "sizes"), i, s) {
 		double g = rec_num(s, "gbps"), f = rec_num(s, "gflops");
 		double r[2] = {g / pg, f / pf};
-		int ok[2] = {isfinite(g) && isfinite(pg) && pg > 0, isfinite(f) && isfinite(pf) && pf > 0};
+		/* The recorded matrix peak is fp32; work meant for tensor cores is
+		 * compared with it only when the user names a peak (--peak-gflops). */
+		const char *unit = json_string_value(json_object_get(s, "flops_unit"));
+		int fp32 = !unit || strcmp(unit, "fp32") == 0 || !isnan(ov.gflops);
+		int ok[2] = {isfinite(g) && isfinite(pg) && pg > 0, fp32 && isfinite(f) && isfinite(pf) && pf > 0};
 		for (int k = 0; k < 2; k++)
 			if (ok[k] && (isnan(best) || r[k] > best))
 				best = r[k];
