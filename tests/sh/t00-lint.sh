@@ -11,4 +11,14 @@ for t in kselect kgen kcompile kverify ktime kreport; do
 	[ -x "$KSCIBIN/$t" ] || continue
 	ok "$t --help prints usage and exits 0" sh -c "'$KSCIBIN/$t' --help | grep -q '^usage: $t'"
 done
+# --help and docs/tools/TOOL.md agree: every option the help names is documented.
+for t in kselect kgen kcompile kverify ktime kreport; do
+	[ -x "$KSCIBIN/$t" ] || continue
+	docs="docs/tools/$t.md"
+	[ "$t" = kgen ] && docs="$docs docs/providers.md"
+	# shellcheck disable=SC2086 # two files for kgen
+	missing=$(comm -23 <("$KSCIBIN/$t" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u) \
+		<(cat $docs | grep -o -- '--[a-z][a-z0-9-]*' | sort -u) | xargs)
+	expect_eq "$t: every option in --help is in its docs" "" "$missing"
+done
 done_testing

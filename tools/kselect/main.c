@@ -45,7 +45,7 @@ static const char help_text[] =
 	"                         by islands and bandit to pick bases\n"
 	"      --inspirations I   inspiration records per request, 0..8 (default 1)\n"
 	"      --islands N        islands: number of islands (default 4)\n"
-	"      --migrate-every M  islands: migrate when generation %% M == 0 (default 5; 0 never)\n"
+	"      --migrate-every M  islands: migrate when generation % M == 0 (default 5; 0 never)\n"
 	"      --features LIST    map-elites: comma-separated PATH:BINS[:LO:HI]; PATH is a\n"
 	"                         dotted record path (compile.resources.max_registers),\n"
 	"                         source_length, or knob.NAME (#define NAME in the source)\n"
