@@ -1,9 +1,40 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2154 # archive, task and backend are the callers' variables
+# shellcheck disable=SC2154,SC2034 # variables set and read across the sourcing scripts
 # pipelines/evolve-lib.sh — what evolve.sh and evolve-parallel.sh share:
 # finding the tools, checking numbers, reading the archive's last generation
 # and printing a generation's summary. Sourced, not run; uses the callers'
 # variables archive, task, backend.
+
+# The options both scripts take, with their defaults. evolve_option OPT [ARG]
+# takes one of them (setting evolve_shift to the words it used) and returns 0,
+# or returns 1 when OPT is not one of them.
+task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1
+generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0
+sel_opts=() gen_opts=()
+evolve_option() {
+	evolve_shift=2
+	case $1 in
+	-q | --quiet) quiet=1; evolve_shift=1; return 0 ;;
+	--task | --backend | --generations | --population | --archive | --strategy | --seed | \
+		--provider | --generator | --model | --budget | --kselect-opt | --kgen-opt)
+		[ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;
+	*) return 1 ;;
+	esac
+	case $1 in
+	--task) task=$2 ;;
+	--backend) backend=$2 ;;
+	--generations) gens=$2 ;;
+	--population) pop=$2 ;;
+	--archive) archive=$2 ;;
+	--strategy) strategy=$2 ;;
+	--seed) seed=$2 ;;
+	--provider | --generator) generator=$2 ;;
+	--model) model=$2 ;;
+	--budget) budget=$2 ;;
+	--kselect-opt) sel_opts+=("$2") ;;
+	--kgen-opt) gen_opts+=("$2") ;;
+	esac
+}
 
 # evolve_find_tools PROG TOOL...: put $KSCIBIN (default: the build next to
 # this script) first on PATH and check every TOOL is there (exit 3 if not).

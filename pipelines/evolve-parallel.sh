@@ -44,38 +44,28 @@ after their retries (re-run the same command to continue).
 USAGE
 }
 
-task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=evolve-lib.sh
+. "$here/evolve-lib.sh"
 work="" keep=0
-sel_opts=() gen_opts=() spread_opts=()
+spread_opts=()
 while [ $# -gt 0 ]; do
+	if evolve_option "$@"; then
+		shift "$evolve_shift"
+		continue
+	fi
 	case $1 in
-	--task) task=$2; shift ;;
-	--backend) backend=$2; shift ;;
-	--generations) gens=$2; shift ;;
-	--population) pop=$2; shift ;;
-	--archive) archive=$2; shift ;;
-	--strategy) strategy=$2; shift ;;
-	--seed) seed=$2; shift ;;
-	--provider | --generator) generator=$2; shift ;;
-	--model) model=$2; shift ;;
-	--budget) budget=$2; shift ;;
-	--kselect-opt) sel_opts+=("$2"); shift ;;
-	--kgen-opt) gen_opts+=("$2"); shift ;;
 	--work) work=$2; shift ;;
 	--keep-work) keep=1 ;;
 	--bar | --srun) spread_opts+=("$1") ;;
 	-S | --sshlogin | --sshloginfile | --chunk | --jobs | --gpus | --retries | --env | --stages-cmd | \
 		--srun-opt | --kcompile-opt | --kverify-opt | --ktime-opt)
 		spread_opts+=("$1" "$2"); shift ;;
-	-q | --quiet) quiet=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "evolve-parallel.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=evolve-lib.sh
-. "$here/evolve-lib.sh"
 evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$work" ] || work=$archive.work

@@ -33,34 +33,24 @@ Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
 USAGE
 }
 
-task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0
-sel_opts=() gen_opts=() comp_opts=() ver_opts=() time_opts=()
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=evolve-lib.sh
+. "$here/evolve-lib.sh"
+comp_opts=() ver_opts=() time_opts=()
 while [ $# -gt 0 ]; do
+	if evolve_option "$@"; then
+		shift "$evolve_shift"
+		continue
+	fi
 	case $1 in
-	--task) task=$2; shift ;;
-	--backend) backend=$2; shift ;;
-	--generations) gens=$2; shift ;;
-	--population) pop=$2; shift ;;
-	--archive) archive=$2; shift ;;
-	--strategy) strategy=$2; shift ;;
-	--seed) seed=$2; shift ;;
-	--provider | --generator) generator=$2; shift ;;
-	--model) model=$2; shift ;;
-	--budget) budget=$2; shift ;;
-	--kselect-opt) sel_opts+=("$2"); shift ;;
-	--kgen-opt) gen_opts+=("$2"); shift ;;
 	--kcompile-opt) comp_opts+=("$2"); shift ;;
 	--kverify-opt) ver_opts+=("$2"); shift ;;
 	--ktime-opt) time_opts+=("$2"); shift ;;
-	-q | --quiet) quiet=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "evolve.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=evolve-lib.sh
-. "$here/evolve-lib.sh"
 evolve_check_numbers evolve.sh "$gens" "$pop" "$seed"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
