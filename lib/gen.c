@@ -9,12 +9,12 @@
  */
 #include "gen.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "mutate.h"
 #include "ndjson.h"
 #include "rec.h"
@@ -110,37 +110,8 @@ int gen_load_archive(struct gen *g, const char *path, char *errbuf)
 
 static char *read_file(const char *path, char *errbuf)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		errf(errbuf, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 1 << 14, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		if (cap - n < 2) {
-			char *nb = realloc(b, cap *= 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-		}
-		size_t k = fread(b + n, 1, cap - n - 1, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!b || bad) {
-		free(b);
-		errf(errbuf, "%s: %s", path, b ? "read error" : "out of memory");
-		return NULL;
-	}
-	b[n] = '\0';
-	return b;
+	char *b;
+	return cache_read_file(path, &b, NULL, errbuf) < 0 ? NULL : b;
 }
 
 static int safe_name(const char *s)

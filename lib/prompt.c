@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "rec.h"
 
 #ifndef KSCI_DATADIR
@@ -102,27 +103,8 @@ const char *prm_knowledge_dir(const char *opt)
 
 static char *slurp(const char *path, char *errbuf)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		errf(errbuf, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct sb b = {0};
-	char chunk[8192];
-	size_t k;
-	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
-		sb_addn(&b, chunk, k);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(b.p);
-		errf(errbuf, "%s: read error", path);
-		return NULL;
-	}
-	char *s = sb_done(&b);
-	if (!s)
-		errf(errbuf, "out of memory");
-	return s;
+	char *s;
+	return cache_read_file(path, &s, NULL, errbuf) < 0 ? NULL : s;
 }
 
 char *prm_load(const char *dir, const char *name, char *errbuf)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "report_fmt.h"
 
 void rp_base64(FILE *out, const unsigned char *b, size_t n)
@@ -45,35 +46,17 @@ static void esc(FILE *out, const char *s)
 	}
 }
 
-/* Whole file, or NULL. *n gets its size. */
+/* Whole file, or NULL (also when empty). *n gets its size. */
 static unsigned char *slurp(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	char e[ERRBUF], *buf;
+	if (cache_read_file(path, &buf, n, e) < 0)
 		return NULL;
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (cap - len < 65536) {
-			unsigned char *nb = realloc(buf, cap + (1 << 20));
-			if (!nb)
-				break;
-			buf = nb;
-			cap += 1 << 20;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	int bad = ferror(f) || !buf;
-	fclose(f);
-	if (bad || len == 0) {
+	if (*n == 0) {
 		free(buf);
 		return NULL;
 	}
-	*n = len;
-	return buf;
+	return (unsigned char *)buf;
 }
 
 static void picture(FILE *out, const char *imgdir, const char *base, const char *alt)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "err.h"
 
 static int parse_price(const char *s, double *out)
@@ -73,34 +74,9 @@ int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, cha
 int rp_prices_load(struct rp_prices *t, const char *path, char *errbuf)
 {
 	memset(t, 0, sizeof *t);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return errf(errbuf, "%s: %s", path, strerror(errno));
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nt = realloc(text, cap + 65536);
-			if (!nt) {
-				free(text);
-				fclose(f);
-				return errf(errbuf, "out of memory");
-			}
-			text = nt;
-			cap += 65536;
-		}
-		size_t got = fread(text + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(text);
-		return errf(errbuf, "%s: read error", path);
-	}
-	text[len] = '\0';
+	char *text;
+	if (cache_read_file(path, &text, NULL, errbuf) < 0)
+		return -1;
 	int rc = rp_prices_parse(t, text, path, errbuf);
 	free(text);
 	return rc;
