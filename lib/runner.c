@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "opt.h"
 #include "proc.h"
 #include "rec.h"
 #include "rng.h"
@@ -279,4 +280,16 @@ int runner_tool_fn(struct tool *t, json_t *rec, void *ctx)
 		tool_warn(t, "%s", msg);
 	tool_emit(t, rec);
 	return bad;
+}
+
+int runner_option(struct run_opts *o, int ch, const char *arg, char *e)
+{
+	switch (ch) {
+	case 'f': o->force = 1; return 1;
+	case 't': return opt_double("--timeout", arg, 0.1, 86400, &o->timeout_s, e) < 0 ? -1 : 1;
+	case 'm': return opt_long("--mem", arg, 0, 1L << 30, &o->mem_mb, e) < 0 ? -1 : 1;
+	case 's': return opt_u64("--seed", arg, &o->seed, e) < 0 ? -1 : 1;
+	case 'T': setenv("KSCI_TASKS", arg, 1); return 1;
+	default: return 0;
+	}
 }

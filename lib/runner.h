@@ -33,6 +33,11 @@ struct run_opts {
  * candidate did), 1 when the record itself was bad (it is marked invalid);
  * *msg (static) then says why, for the tool's warning. */
 int runner_record(json_t *rec, const struct run_opts *o, const char **msg);
+/* The options kverify and ktime share, by their getopt letters: f --force,
+ * t --timeout, m --mem, s --seed, T --tasks.  1 when ch was one of them,
+ * 0 when not, -1 for a bad value (errbuf says which). */
+int runner_option(struct run_opts *o, int ch, const char *arg, char *errbuf);
+
 struct tool;
 /* tool_fn for kverify and ktime: runner_record, a warning naming the line
  * when the record was bad, and the record written on (ctx: struct run_opts). */

@@ -30,9 +30,13 @@ int main(int argc, char **argv)
 	long v;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		int rc = 0;
+		int rc = runner_option(&o, ch, optarg, e);
+		if (rc != 0) {
+			if (rc < 0)
+				die(KSCI_EXIT_USAGE, "%s", e);
+			continue;
+		}
 		switch (ch) {
-		case 'f': o.force = 1; break;
 		case 'b': rc = opt_double("--budget", optarg, 0.001, 3600, &o.budget_s, e); break;
 		case 'S': rc = opt_double("--target-sem", optarg, 1e-6, 1, &o.target_rel_sem, e); break;
 		case 'n':
@@ -43,10 +47,6 @@ int main(int argc, char **argv)
 			rc = opt_long("--max-runs", optarg, 2, 1000000, &v, e);
 			o.max_runs = (int)v;
 			break;
-		case 't': rc = opt_double("--timeout", optarg, 0.1, 86400, &o.timeout_s, e); break;
-		case 'm': rc = opt_long("--mem", optarg, 0, 1L << 30, &o.mem_mb, e); break;
-		case 's': rc = opt_u64("--seed", optarg, &o.seed, e); break;
-		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
 		}
