@@ -19,7 +19,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC  = $(wildcard lib/*.c)
+LIB_SRC  = $(wildcard lib/*.c lib/select/*.c lib/gen/*.c lib/report/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/obj/%.o)
 TOOLS    = $(notdir $(patsubst %/main.c,%,$(wildcard tools/*/main.c)))
 BINS     = $(TOOLS:%=$(B)/bin/%)

@@ -146,3 +146,27 @@ void rec_invalid(json_t *rec, const char *tool, long line, const char *msg)
 	json_object_set_new(rec, "error", json_pack("{s:s, s:I, s:s}", "tool", tool, "line", (json_int_t)line, "message", msg));
 	rec_set_status(rec, ST_INVALID);
 }
+
+const char *const rec_backends[] = {"c", "cuda", "hip", NULL};
+
+static int in_list(const char *s, const char *const *list)
+{
+	for (; s && *list; list++)
+		if (strcmp(s, *list) == 0)
+			return 1;
+	return 0;
+}
+
+int rec_backend_known(const char *b) { return in_list(b, rec_backends); }
+
+int rec_status_failed(const char *st)
+{
+	static const char *const failed[] = {ST_COMPILE_ERROR, ST_WRONG, ST_CRASHED, ST_TIMEOUT, NULL};
+	return in_list(st, failed);
+}
+
+int rec_status_final(const char *st)
+{
+	static const char *const other[] = {ST_TIMED, ST_UNSUPPORTED, ST_GEN_ERROR, ST_INVALID, NULL};
+	return rec_status_failed(st) || in_list(st, other);
+}

@@ -34,6 +34,18 @@
 #define ST_UNSUPPORTED "unsupported"
 #define ST_TIMED "timed"
 
+/* A final status in which the candidate itself failed: compile_error,
+ * wrong, crashed, timeout (the fix stage's input, the bandit's bad pull). */
+int rec_status_failed(const char *st);
+/* A status no later stage changes: the failed ones, timed, unsupported,
+ * gen_error, invalid. */
+int rec_status_final(const char *st);
+
+/* The back ends, in one list: "c", "cuda", "hip", then NULL. */
+extern const char *const rec_backends[];
+/* Whether b names one of them (NULL: no). */
+int rec_backend_known(const char *b);
+
 const char *rec_str(const json_t *rec, const char *key);
 /* Number field as double; NAN when missing or not a number. */
 double rec_num(const json_t *rec, const char *key);

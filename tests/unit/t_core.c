@@ -11,6 +11,7 @@
 #include "rec.h"
 #include "sha256.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "t.h"
 
 static void test_sha256(void)
@@ -163,8 +164,46 @@ static void test_opt(void)
 	T_OK(opt_long("-n", "0", 1, 100, &l, e) < 0, "opt_long range");
 }
 
+static void test_strbuf(void)
+{
+	struct strbuf b = STRBUF_INIT;
+	char *s = sb_detach(&b, NULL);
+	T_OK(s && *s == '\0', "strbuf: nothing added detaches as \"\"");
+	free(s);
+	for (int i = 0; i < 1000; i++)
+		sb_printf(&b, "%d,", i);
+	sb_addc(&b, '!');
+	sb_addn(&b, "a\0b", 3);
+	size_t n = 0;
+	s = sb_detach(&b, &n);
+	T_OK(s && n == strlen(s) + 3 - 1 && strncmp(s, "0,1,2,", 6) == 0 && memcmp(s + n - 4, "!a\0b", 4) == 0,
+	     "strbuf: printf, addc and addn with a NUL keep every byte (len %zu)", n);
+	T_OK(b.buf == NULL && b.len == 0, "strbuf: empty after detach");
+	free(s);
+	b.oom = 1;
+	sb_add(&b, "x");
+	T_OK(sb_detach(&b, NULL) == NULL, "strbuf: out of memory is reported once, at detach");
+	sb_add(&b, "again");
+	sb_release(&b);
+	T_OK(b.buf == NULL, "strbuf: release empties");
+}
+
+static void test_status(void)
+{
+	T_OK(rec_status_failed("wrong") && rec_status_failed("compile_error") && !rec_status_failed("timed") &&
+		     !rec_status_failed("gen_error") && !rec_status_failed(NULL),
+	     "rec_status_failed: the candidate's own failures only");
+	T_OK(rec_status_final("timed") && rec_status_final("invalid") && rec_status_final("crashed") &&
+		     !rec_status_final("generated") && !rec_status_final("selected"),
+	     "rec_status_final: no later stage changes it");
+	T_OK(rec_backend_known("cuda") && rec_backend_known("c") && !rec_backend_known("cud") && !rec_backend_known(NULL),
+	     "rec_backend_known");
+}
+
 int main(void)
 {
+	test_strbuf();
+	test_status();
 	test_sha256();
 	test_expr();
 	test_dtype();

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extract.h"
+#include "gen/extract.h"
 #include "t.h"
 
 static const char *BASE = "#define TILE 32\nvoid solve(float *x) {\n    x[0] = 1;\n}\n";

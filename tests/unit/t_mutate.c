@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mutate.h"
+#include "gen/mutate.h"
 #include "t.h"
 
 static const char *SRC = "// a kernel\n"

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_fmt.h"
-#include "report_html.h"
-#include "report_load.h"
-#include "report_price.h"
-#include "report_stats.h"
+#include "report/report_fmt.h"
+#include "report/report_html.h"
+#include "report/report_load.h"
+#include "price.h"
+#include "report/report_stats.h"
 #include "t.h"
 
 static const struct rp_peak nopeak = {NAN, NAN};

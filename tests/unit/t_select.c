@@ -3,40 +3,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select_impl.h"
-#include "select_scan.h"
+#include "select/select_int.h"
+#include "jscan.h"
 #include "t.h"
 
 static void scanner(void)
 {
 	const char *l = "{\"id\":\"a\\\"b\",\"n\":-1.5e2,\"o\":{\"x\":[1,{\"y\":true}],\"s\":\"\\u00e9\\n\"},\"id\":\"last\"} ";
 	const char *k[] = {"id", "n", "o", "missing"};
-	struct sc_span s[4], v, w;
+	struct js_span s[4], v, w;
 	char e[ERRBUF], buf[32];
 	double d;
-	T_OK(sc_fields(l, strlen(l), k, 4, s, e) == 0, "a valid object scans");
-	T_OK(sc_string(s[0], buf, sizeof buf) == 0 && strcmp(buf, "last") == 0, "the last duplicate key wins");
-	T_OK(sc_number(s[1], &d) == 0 && d == -150, "numbers parse");
+	T_OK(js_fields(l, strlen(l), k, 4, s, e) == 0, "a valid object scans");
+	T_OK(js_string(s[0], buf, sizeof buf) == 0 && strcmp(buf, "last") == 0, "the last duplicate key wins");
+	T_OK(js_number(s[1], &d) == 0 && d == -150, "numbers parse");
 	T_OK(s[3].p == NULL && s[3].n == 0, "an absent key is an empty span");
-	T_OK(sc_path(s[2], "s", &v) == 0 && sc_string(v, buf, sizeof buf) == 0 && strcmp(buf, "\xc3\xa9\n") == 0,
+	T_OK(js_path(s[2], "s", &v) == 0 && js_string(v, buf, sizeof buf) == 0 && strcmp(buf, "\xc3\xa9\n") == 0,
 	     "\\u escapes decode to UTF-8");
-	T_OK(sc_strlen(v) == 3, "decoded length counts bytes");
-	T_OK(sc_path(s[2], "x", &v) == 0 && sc_index(v, 1, &w) == 0 && sc_path(w, "y", &v) == 0 && v.n == 4,
+	T_OK(js_strlen(v) == 3, "decoded length counts bytes");
+	T_OK(js_path(s[2], "x", &v) == 0 && js_index(v, 1, &w) == 0 && js_path(w, "y", &v) == 0 && v.n == 4,
 	     "paths and indexes reach nested values");
-	T_OK(sc_index(s[1], 0, &v) != 0 && sc_path(s[1], "a", &v) != 0, "paths into a scalar fail");
-	T_OK(sc_string(s[0], buf, 3) != 0, "a string longer than the buffer is refused");
+	T_OK(js_index(s[1], 0, &v) != 0 && js_path(s[1], "a", &v) != 0, "paths into a scalar fail");
+	T_OK(js_string(s[0], buf, 3) != 0, "a string longer than the buffer is refused");
 	static const char *bad[] = {"", "x", "[1]", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} 2", "{\"a\":\"open}",
 	                            "{\"a\" 1}", "{\"a\":tru}", "{\"a\":[1 2]}", "{\"a\":-}"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-		T_OK(sc_fields(bad[i], strlen(bad[i]), k, 4, s, e) != 0 && strncmp(e, "not JSON: ", 10) == 0,
+		T_OK(js_fields(bad[i], strlen(bad[i]), k, 4, s, e) != 0 && strncmp(e, "not JSON: ", 10) == 0,
 		     "not JSON: %s -> %s", bad[i], e);
-	T_OK(sc_fields("{\"a\":1,}", 8, k, 4, s, e) != 0 && strstr(e, "(column 8)"), "the column is given: %s", e);
+	T_OK(js_fields("{\"a\":1,}", 8, k, 4, s, e) != 0 && strstr(e, "(column 8)"), "the column is given: %s", e);
 	char deep[300];
 	memset(deep, '[', 200);
 	snprintf(deep + 200, sizeof deep - 200, "1");
 	char line[320];
 	snprintf(line, sizeof line, "{\"a\":%s}", deep);
-	T_OK(sc_fields(line, strlen(line), k, 4, s, e) != 0, "regression: deep nesting is refused, not recursed");
+	T_OK(js_fields(line, strlen(line), k, 4, s, e) != 0, "regression: deep nesting is refused, not recursed");
 }
 
 /* An in-memory archive: lines kept so fetch can parse them. */

@@ -3,8 +3,8 @@
  *
  *   kselect < archive | kgen [--generator mutate] | kcompile | ...
  *
- * Options, usage and the record loop; the work is in lib/gen.c (seed and
- * mutate) and lib/stages.c (model providers).
+ * Options, usage and the record loop;  the work is in lib/gen/gen.c (seed and
+ * mutate) and lib/gen/gen_llm.c (model providers).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 
 #include "err.h"
-#include "gen.h"
+#include "gen/gen.h"
 #include "llm.h"
-#include "prompt.h"
-#include "stages.h"
+#include "gen/prompt.h"
+#include "gen/gen_llm.h"
 #include "tool.h"
 
 static void usage(FILE *f)
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	struct gen g = {0};
 	struct tool t = {0};
 	const char *archive = NULL, *tasks = NULL, *cache = NULL, *prompts = NULL, *knowledge = NULL;
-	struct stages_config sc = {.stage = "auto", .max_fix = 2, .keep = 3, .notebook_max = 40};
+	struct gen_llm_config sc = {.stage = "auto", .max_fix = 2, .keep = 3, .notebook_max = 40};
 	sc.llm.temperature = -1;
 	sc.llm.max_retries = -1;
 	const char *e;

@@ -1,5 +1,5 @@
 /*
- * kharness — the sandboxed runner behind kverify and ktime (internal; see
+ * kharness — the sandboxed harness behind kverify and ktime (internal; see
  * docs/harness.md).  Reads one job object on stdin, runs it, and prints one
  * line "KSCI-RESULT <nonce> <json>" on stdout: the nonce comes from the job,
  * so whatever a kernel prints itself cannot pass for a result.
@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: kharness < job.json\n(internal runner of kverify/ktime; see docs/harness.md)\n");
+		printf("usage: kharness < job.json\n(internal harness of kverify/ktime; see docs/harness.md)\n");
 		return 0;
 	}
 	json_error_t je;

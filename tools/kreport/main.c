@@ -14,12 +14,12 @@
 #include <string.h>
 
 #include "err.h"
-#include "report_html.h"
-#include "report_load.h"
-#include "report_plot.h"
-#include "report_price.h"
-#include "report_stats.h"
-#include "report_text.h"
+#include "report/report_html.h"
+#include "report/report_load.h"
+#include "report/report_plot.h"
+#include "price.h"
+#include "report/report_stats.h"
+#include "report/report_text.h"
 #include "tool.h"
 
 static const char usage_text[] =

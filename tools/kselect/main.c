@@ -15,7 +15,7 @@
 #include "ndjson.h"
 #include "opt.h"
 #include "rng.h"
-#include "select.h"
+#include "select/select.h"
 
 static const char usage_text[] =
 	"usage: kselect [-n P] [--task T] [--backend c|cuda|hip] [--strategy S] [--seed S]\n"

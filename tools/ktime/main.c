@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "opt.h"
-#include "runner.h"
+#include "evaluate.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -17,7 +17,7 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	struct run_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
+	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
 			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000};
 	static const struct option lo[] = {
 		{"force", no_argument, 0, 'f'},           {"budget", required_argument, 0, 'b'},
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	long v;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		int rc = runner_option(&o, ch, optarg, e);
+		int rc = eval_option(&o, ch, optarg, e);
 		if (rc != 0) {
 			if (rc < 0)
 				die(KSCI_EXIT_USAGE, "%s", e);
@@ -56,5 +56,5 @@ int main(int argc, char **argv)
 	if (o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, runner_tool_fn, &o);
+	return tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
 }

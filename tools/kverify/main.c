@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "opt.h"
-#include "runner.h"
+#include "evaluate.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -17,7 +17,7 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	struct run_opts o = {.mode = "verify", .timeout_s = 60, .mem_mb = 8192, .nseeds = 3, .sizes = "tests"};
+	struct eval_opts o = {.mode = "verify", .timeout_s = 60, .mem_mb = 8192, .nseeds = 3, .sizes = "tests"};
 	static const struct option lo[] = {
 		{"force", no_argument, 0, 'f'},      {"timeout", required_argument, 0, 't'},
 		{"mem", required_argument, 0, 'm'},   {"seeds", required_argument, 0, 'n'},
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	long v;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		int rc = runner_option(&o, ch, optarg, e);
+		int rc = eval_option(&o, ch, optarg, e);
 		if (rc != 0) {
 			if (rc < 0)
 				die(KSCI_EXIT_USAGE, "%s", e);
@@ -47,5 +47,5 @@ int main(int argc, char **argv)
 			die(KSCI_EXIT_USAGE, "%s", e);
 	}
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, runner_tool_fn, &o);
+	return tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
 }

@@ -16,7 +16,7 @@
  * tournament winner; strategy.arm (and strategy.knob) tell the generator
  * what to try.
  */
-#include "select_impl.h"
+#include "select_int.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /*
- * runner: the part of kverify and ktime that runs one record's candidate in
+ * evaluate: the part of kverify and ktime that runs one record's candidate in
  * the sandboxed harness (kharness, or kharness-cuda for `cuda`) and writes
  * the outcome into the record's stage object and status.  Compiles the
  * candidate and the task's reference / baseline / seed first through the
  * compile cache, so a record from another machine needs nothing but its
  * source.  The record is modified in place; nothing is returned to own.
  */
-#ifndef KSCI_RUNNER_H
-#define KSCI_RUNNER_H
+#ifndef KSCI_EVALUATE_H
+#define KSCI_EVALUATE_H
 
 #include <jansson.h>
 #include <stdint.h>
@@ -15,7 +15,7 @@
 #include "compile.h"
 #include "err.h"
 
-struct run_opts {
+struct eval_opts {
 	const char *mode;     /* "verify" or "time" */
 	double timeout_s;     /* wall-clock limit for the whole harness run */
 	long mem_mb;          /* address-space limit for host back ends (0: none) */
@@ -32,18 +32,18 @@ struct run_opts {
 /* Process one record.  Returns 0 when the record went through (whatever the
  * candidate did), 1 when the record itself was bad (it is marked invalid);
  * *msg (static) then says why, for the tool's warning. */
-int runner_record(json_t *rec, const struct run_opts *o, const char **msg);
+int eval_record(json_t *rec, const struct eval_opts *o, const char **msg);
 /* The options kverify and ktime share, by their getopt letters: f --force,
  * t --timeout, m --mem, s --seed, T --tasks.  1 when ch was one of them,
  * 0 when not, -1 for a bad value (errbuf says which). */
-int runner_option(struct run_opts *o, int ch, const char *arg, char *errbuf);
+int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
 
 struct tool;
-/* tool_fn for kverify and ktime: runner_record, a warning naming the line
- * when the record was bad, and the record written on (ctx: struct run_opts). */
-int runner_tool_fn(struct tool *t, json_t *rec, void *ctx);
+/* tool_fn for kverify and ktime: eval_record, a warning naming the line
+ * when the record was bad, and the record written on (ctx: struct eval_opts). */
+int eval_tool_fn(struct tool *t, json_t *rec, void *ctx);
 /* Path of the harness binary for a back end: $KSCI_HARNESS_DIR or the
  * directory of the running executable. */
-int runner_harness_path(const char *backend, char *buf, size_t n);
+int eval_harness_path(const char *backend, char *buf, size_t n);
 
 #endif

@@ -2,7 +2,7 @@
  * gen: requests in, candidates out; see gen.h.
  *
  * The seed request and the mutate generator live here; model providers are
- * delegated to lib/stages.c, which shares the skeleton/error helpers below
+ * delegated to lib/gen/gen_llm.c, which shares the skeleton/error helpers below
  * so that every generator writes the same record shape.  Duplicate
  * avoidance is by id (docs/record.md): an id already in the archive or
  * already emitted in this run is never emitted again.
@@ -18,7 +18,7 @@
 #include "mutate.h"
 #include "ndjson.h"
 #include "rec.h"
-#include "stages.h"
+#include "gen_llm.h"
 
 #ifndef KSCI_DATADIR
 #define KSCI_DATADIR "data"
@@ -329,8 +329,8 @@ static const char *request_problem(const json_t *req, char *buf, size_t n)
 int gen_request(struct gen *g, json_t *req, long line)
 {
 	const char *st = rec_str(req, "status");
-	if (stages_wants_fix(g, req))
-		return stages_fix_record(g, req) ? -1 : 0;
+	if (gen_llm_wants_fix(g, req))
+		return gen_llm_fix_record(g, req) ? -1 : 0;
 	if (!st || strcmp(st, ST_SELECTED) != 0)
 		return g->emit(g->ctx, req) ? -1 : 0;
 	char buf[256];
@@ -349,6 +349,6 @@ int gen_request(struct gen *g, json_t *req, long line)
 	if (strcmp(g->generator, "mutate") == 0)
 		rc = do_mutate(g, req);
 	else
-		rc = stages_request(g, req, line);
+		rc = gen_llm_request(g, req, line);
 	return rc < 0 ? -1 : rc;
 }

@@ -11,7 +11,7 @@
  * strictly faster.  Children's bases are elites drawn uniformly; their
  * inspirations are other elites.
  */
-#include "select_impl.h"
+#include "select_int.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * then on, carrying the migrant's lineage; the migrant's own record is
  * never rewritten.
  */
-#include "select_impl.h"
+#include "select_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

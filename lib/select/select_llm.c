@@ -12,7 +12,7 @@
  * reason says so.  The call itself (provider, retries, accounting) is the
  * tool's ask callback over lib/llm.h.
  */
-#include "select_impl.h"
+#include "select_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>

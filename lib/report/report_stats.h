@@ -15,7 +15,7 @@
 
 #include "err.h"
 #include "report_load.h"
-#include "report_price.h"
+#include "price.h"
 
 #define RP_NFAST 4
 extern const double rp_fast_p[RP_NFAST]; /* 0, 1, 1.5, 2 */

@@ -2,21 +2,21 @@
  * select: the population kselect keeps and the request loop; see select.h.
  *
  * Each archive line becomes a struct sel_cand through the span scanner
- * (select_scan.h): no JSON tree is built for the 100,000 lines of a large
+ * (jscan.h): no JSON tree is built for the 100,000 lines of a large
  * archive, only for the few records chosen as parents (through the fetch
  * callback).  Strategies live in lib/select_*.c and fill one struct
  * sel_pick per child; this file turns picks into request records.  All
  * randomness comes from one generator seeded with --seed, consumed in a
  * fixed order, so the same archive and seed give the same requests.
  */
-#include "select_impl.h"
+#include "select_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "select_scan.h"
+#include "jscan.h"
 
 enum { K_ID, K_TASK, K_BACKEND, K_STATUS, K_GEN, K_ISLAND, K_PARENTS, K_TIME, K_ORIGIN, K_SOURCE, K_BASE };
 
@@ -173,7 +173,7 @@ const struct sel_cand *sel_pop_cand(const struct sel_pop *p, int i) { return &p-
 
 /* "#define NAME value" in the source, looked for in the JSON text itself:
  * the directive holds no escapes, and decoding 100,000 sources costs. */
-static double knob_value(struct sc_span src, const char *name)
+static double knob_value(struct js_span src, const char *name)
 {
 	if (src.n < 2 || src.p[0] != '"')
 		return NAN;
@@ -202,25 +202,25 @@ static double knob_value(struct sc_span src, const char *name)
 	return NAN;
 }
 
-static double feature_value(struct sel_pop *p, const struct sel_feature *f, const struct sc_span *sp)
+static double feature_value(struct sel_pop *p, const struct sel_feature *f, const struct js_span *sp)
 {
 	double v;
 	if (strcmp(f->path, "source_length") == 0) {
-		long n = sc_strlen(sp[K_SOURCE]);
+		long n = js_strlen(sp[K_SOURCE]);
 		return n < 0 ? NAN : (double)n;
 	}
 	if (strncmp(f->path, "knob.", 5) == 0)
 		return knob_value(sp[K_SOURCE], f->path + 5);
 	size_t rn = strcspn(f->path, ".");
 	int k = add_key(p, f->path, rn);
-	struct sc_span s = sp[k];
-	if (f->path[rn] == '.' && sc_path(s, f->path + rn + 1, &s) != 0)
+	struct js_span s = sp[k];
+	if (f->path[rn] == '.' && js_path(s, f->path + rn + 1, &s) != 0)
 		return NAN;
 	if (s.n == 4 && memcmp(s.p, "true", 4) == 0)
 		return 1;
 	if (s.n == 5 && memcmp(s.p, "false", 5) == 0)
 		return 0;
-	return sc_number(s, &v) == 0 ? v : NAN;
+	return js_number(s, &v) == 0 ? v : NAN;
 }
 
 int sel_intern_arm(struct sel_pop *p, const char *name)
@@ -228,10 +228,10 @@ int sel_intern_arm(struct sel_pop *p, const char *name)
 	return intern(p, &p->arm_names, &p->narm, name, strlen(name));
 }
 
-static int add_arm(struct sel_pop *p, struct sel_cand *c, const char *prefix, struct sc_span v)
+static int add_arm(struct sel_pop *p, struct sel_cand *c, const char *prefix, struct js_span v)
 {
 	char buf[SEL_IDLEN + 16], val[SEL_IDLEN];
-	if (c->narms == 2 || sc_string(v, val, sizeof val) != 0)
+	if (c->narms == 2 || js_string(v, val, sizeof val) != 0)
 		return 0;
 	snprintf(buf, sizeof buf, "%s:%s", prefix, val);
 	int a = intern(p, &p->arm_names, &p->narm, buf, strlen(buf));
@@ -243,19 +243,19 @@ static int add_arm(struct sel_pop *p, struct sel_cand *c, const char *prefix, st
 
 /* The arms a child pulled: the knobs mutate changed, else the plan kind a
  * model followed, else the generator. */
-static int child_arms(struct sel_pop *p, struct sel_cand *c, struct sc_span origin)
+static int child_arms(struct sel_pop *p, struct sel_cand *c, struct js_span origin)
 {
-	struct sc_span ch, el, v;
-	if (sc_path(origin, "changes", &ch) == 0) {
-		for (size_t i = 0; i < 2 && sc_index(ch, i, &el) == 0; i++)
-			if (sc_path(el, "knob", &v) == 0 && add_arm(p, c, "knob", v) != 0)
+	struct js_span ch, el, v;
+	if (js_path(origin, "changes", &ch) == 0) {
+		for (size_t i = 0; i < 2 && js_index(ch, i, &el) == 0; i++)
+			if (js_path(el, "knob", &v) == 0 && add_arm(p, c, "knob", v) != 0)
 				return -1;
 		if (c->narms)
 			return 0;
 	}
-	if (sc_path(origin, "plan.kind", &v) == 0)
+	if (js_path(origin, "plan.kind", &v) == 0)
 		return add_arm(p, c, "plan", v);
-	if (sc_path(origin, "generator", &v) == 0 && !(v.n == 6 && memcmp(v.p, "\"seed\"", 6) == 0))
+	if (js_path(origin, "generator", &v) == 0 && !(v.n == 6 && memcmp(v.p, "\"seed\"", 6) == 0))
 		return add_arm(p, c, "gen", v);
 	return 0;
 }
@@ -264,15 +264,15 @@ int sel_pop_line(struct sel_pop *p, const char *line, size_t n, int file, long l
 {
 	if (strspn(line, " \t") >= n)
 		return 0;
-	struct sc_span sp[SEL_MAXKEYS];
-	if (sc_fields(line, n, p->keys, p->nkeys, sp, errbuf) != 0)
+	struct js_span sp[SEL_MAXKEYS];
+	if (js_fields(line, n, p->keys, p->nkeys, sp, errbuf) != 0)
 		return -1;
 	char task[128], backend[16], status[32], tb[160];
-	if (sc_string(sp[K_TASK], task, sizeof task) != 0 || sc_string(sp[K_STATUS], status, sizeof status) != 0) {
+	if (js_string(sp[K_TASK], task, sizeof task) != 0 || js_string(sp[K_STATUS], status, sizeof status) != 0) {
 		p->other++;
 		return 0;
 	}
-	if (sc_string(sp[K_BACKEND], backend, sizeof backend) != 0)
+	if (js_string(sp[K_BACKEND], backend, sizeof backend) != 0)
 		backend[0] = '\0';
 	if (strcmp(status, "selected") == 0 || (p->o->task && strcmp(task, p->o->task) != 0) ||
 	    strcmp(backend, p->o->backend) != 0) {
@@ -296,17 +296,17 @@ int sel_pop_line(struct sel_pop *p, const char *line, size_t n, int file, long l
 	c->status = intern(p, &p->status_names, &p->nstatus, status, strlen(status));
 	if (c->tb < 0 || c->status < 0)
 		return errf(errbuf, "out of memory");
-	if (sp[K_ID].n && sc_string(sp[K_ID], c->id, sizeof c->id) != 0)
+	if (sp[K_ID].n && js_string(sp[K_ID], c->id, sizeof c->id) != 0)
 		return errf(errbuf, "\"id\" is not a string of at most %d bytes", SEL_IDLEN - 1);
-	struct sc_span v;
+	struct js_span v;
 	double d;
-	c->generation = sc_number(sp[K_GEN], &d) == 0 && d >= 0 ? (long)d : -1;
-	c->island = sc_number(sp[K_ISLAND], &d) == 0 && d >= 0 && d < 1e6 ? (int)d : -1;
-	if (sc_index(sp[K_PARENTS], 0, &v) == 0 && sc_string(v, c->parent, sizeof c->parent) != 0)
+	c->generation = js_number(sp[K_GEN], &d) == 0 && d >= 0 ? (long)d : -1;
+	c->island = js_number(sp[K_ISLAND], &d) == 0 && d >= 0 && d < 1e6 ? (int)d : -1;
+	if (js_index(sp[K_PARENTS], 0, &v) == 0 && js_string(v, c->parent, sizeof c->parent) != 0)
 		c->parent[0] = '\0';
 	c->speedup = NAN;
-	if (strcmp(status, "timed") == 0 && sc_path(sp[K_TIME], "speedup_vs_baseline", &v) == 0 &&
-	    sc_number(v, &d) == 0) {
+	if (strcmp(status, "timed") == 0 && js_path(sp[K_TIME], "speedup_vs_baseline", &v) == 0 &&
+	    js_number(v, &d) == 0) {
 		c->speedup = d;
 		c->timed = c->id[0] && isfinite(d) && d > 0;
 	}

@@ -1,7 +1,7 @@
 /*
  * gen: kgen's work — turn one request record (status "selected") into child
  * candidate records, with the seed kernel, the built-in mutate generator or
- * a language-model provider (lib/llm.h via lib/stages.h).
+ * a language-model provider (lib/llm.h via lib/gen/gen_llm.h).
  *
  * The caller fills a struct gen (options), calls gen_init, optionally
  * gen_load_archive, then gen_request for each record read, and gen_free.
@@ -21,7 +21,7 @@
 #include "err.h"
 
 struct llm_config;
-struct stages_config;
+struct gen_llm_config;
 
 typedef int (*gen_emit_fn)(void *ctx, const json_t *rec);
 typedef void (*gen_warn_fn)(void *ctx, const char *msg);
@@ -34,7 +34,7 @@ struct gen {
 	uint64_t seed;
 	int have_seed; /* else the request's strategy.seed, else 0 */
 	int children;  /* children per request (>= 1) */
-	const struct stages_config *stages; /* model providers; NULL for mutate */
+	const struct gen_llm_config *stages; /* model providers; NULL for mutate */
 
 	/* state (owned) */
 	json_t *seen;     /* ids in the archive or already emitted: object as a set */

@@ -7,8 +7,8 @@
  * anything (docs/reports.md).  The table owns its strings; rp_prices_free
  * releases them.  Lookups return values, nothing to free.
  */
-#ifndef KSCI_REPORT_PRICE_H
-#define KSCI_REPORT_PRICE_H
+#ifndef KSCI_PRICE_H
+#define KSCI_PRICE_H
 
 #include <stddef.h>
 

@@ -1,14 +1,14 @@
 /*
- * stages: the language-model generators of kgen — plan, write, fix — built
+ * gen_llm: the language-model generators of kgen — plan, write, fix — built
  * on lib/llm.h, lib/prompt.h and lib/extract.h (docs/tools/kgen.md).
  *
- * gen_request hands every non-seed request to stages_request when the
- * generator is a model provider, and failed candidates to stages_fix_record
+ * gen_request hands every non-seed request to gen_llm_request when the
+ * generator is a model provider, and failed candidates to gen_llm_fix_record
  * when the fix stage is on.  Records go out through the gen's emit callback;
  * nothing returned here is owned by the caller.
  */
-#ifndef KSCI_STAGES_H
-#define KSCI_STAGES_H
+#ifndef KSCI_GEN_LLM_H
+#define KSCI_GEN_LLM_H
 
 #include <jansson.h>
 
@@ -16,7 +16,7 @@
 
 struct gen;
 
-struct stages_config {
+struct gen_llm_config {
 	struct llm_config llm;
 	const char *stage;     /* "auto" (plan then write; fix for failed bases), "plan", "write", "fix" */
 	const char *prompts;   /* template directory */
@@ -28,11 +28,11 @@ struct stages_config {
 
 /* 0 done (children or a gen_error emitted), 1 request invalid (emitted
  * marked), -1 emitting failed. */
-int stages_request(struct gen *g, const json_t *req, long line);
+int gen_llm_request(struct gen *g, const json_t *req, long line);
 /* Whether rec (not a request) is a failed candidate the fix stage takes. */
-int stages_wants_fix(const struct gen *g, const json_t *rec);
+int gen_llm_wants_fix(const struct gen *g, const json_t *rec);
 /* Emit rec unchanged, then a fixed child (or nothing past the attempt
  * bound).  0, or -1 when emitting failed. */
-int stages_fix_record(struct gen *g, const json_t *rec);
+int gen_llm_fix_record(struct gen *g, const json_t *rec);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * select_scan: pull the few fields kselect needs out of one record line
+ * jscan: pull the few fields a reader needs out of one record line
  * without building a JSON tree.
  *
  * Archives are large and mostly "source" strings and logs; a full parse of
@@ -11,15 +11,15 @@
  * bad escape inside a string is still caught before anything is emitted.
  * Nothing here allocates.
  */
-#ifndef KSCI_SELECT_SCAN_H
-#define KSCI_SELECT_SCAN_H
+#ifndef KSCI_JSCAN_H
+#define KSCI_JSCAN_H
 
 #include <stddef.h>
 
 #include "err.h"
 
 /* The text of one JSON value (n == 0: absent). */
-struct sc_span {
+struct js_span {
 	const char *p;
 	size_t n;
 };
@@ -27,18 +27,18 @@ struct sc_span {
 /* Walk the object in line[0..n) and set spans[i] to the value of keys[i]
  * (top level only; the last occurrence wins).  0, or -1 when the line is not
  * one JSON object: errbuf then says why, "... (column N)". */
-int sc_fields(const char *line, size_t n, const char *const *keys, int nkeys, struct sc_span *spans, char *errbuf);
+int js_fields(const char *line, size_t n, const char *const *keys, int nkeys, struct js_span *spans, char *errbuf);
 /* The value at a dotted path ("time.speedup_vs_baseline") inside an object
  * span; 0, or -1 when absent. */
-int sc_path(struct sc_span obj, const char *path, struct sc_span *out);
+int js_path(struct js_span obj, const char *path, struct js_span *out);
 /* Element i of an array span; 0 or -1. */
-int sc_index(struct sc_span arr, size_t i, struct sc_span *out);
+int js_index(struct js_span arr, size_t i, struct js_span *out);
 /* A number value; 0 or -1 (not a number). */
-int sc_number(struct sc_span v, double *out);
+int js_number(struct js_span v, double *out);
 /* A string value decoded into buf (\uXXXX as UTF-8); -1 when not a string
  * or longer than cap - 1 bytes. */
-int sc_string(struct sc_span v, char *buf, size_t cap);
+int js_string(struct js_span v, char *buf, size_t cap);
 /* Decoded length in bytes of a string value; -1 when not a string. */
-long sc_strlen(struct sc_span v);
+long js_strlen(struct js_span v);
 
 #endif

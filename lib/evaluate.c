@@ -1,11 +1,11 @@
 /*
- * runner: see runner.h.  The harness reports on stdout as
+ * evaluate: see evaluate.h.  The harness reports on stdout as
  * "KSCI-RESULT <nonce> <json>"; the nonce is fresh per run, so text a kernel
  * prints cannot forge a verdict.  A harness that dies without that line died
  * because of the kernel (signal, CUDA fault, exit) or the clock: the record
  * says which, with the harness's stderr as the log.
  */
-#include "runner.h"
+#include "evaluate.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -22,7 +22,7 @@
 #include "task.h"
 #include "tool.h"
 
-int runner_harness_path(const char *backend, char *buf, size_t n)
+int eval_harness_path(const char *backend, char *buf, size_t n)
 {
 	const char *name = strcmp(backend, "cuda") == 0 ? "kharness-cuda" : "kharness";
 	const char *dir = getenv("KSCI_HARNESS_DIR");
@@ -44,7 +44,7 @@ int runner_harness_path(const char *backend, char *buf, size_t n)
 static const char *expect_status(const char *mode) { return strcmp(mode, "verify") == 0 ? ST_COMPILED : ST_VERIFIED; }
 
 /* Whether this stage should act on a record in status st. */
-static int wants(const struct run_opts *o, const char *st)
+static int wants(const struct eval_opts *o, const char *st)
 {
 	if (!st)
 		return 0;
@@ -66,7 +66,7 @@ static int wants(const struct run_opts *o, const char *st)
 static char cand_compiler[256]; /* the candidate's compiler, for time.env */
 
 static int compile_role(const struct task *t, const char *backend, const char *role, const char *src,
-			const struct run_opts *o, char *so, char *e)
+			const struct eval_opts *o, char *so, char *e)
 {
 	struct compile_out co;
 	if (compile_source(t, backend, role, src, &o->copt, &co, e) < 0)
@@ -121,7 +121,7 @@ static json_t *find_result(const char *out, const char *nonce)
 	return r;
 }
 
-int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
+int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 {
 	static char m[ERRBUF + 64];
 	char e[ERRBUF] = "";
@@ -157,7 +157,7 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
 		return 0;
 	}
-	if (runner_harness_path(backend, harness, sizeof harness) < 0) {
+	if (eval_harness_path(backend, harness, sizeof harness) < 0) {
 		snprintf(m, sizeof m, "unsupported: no harness for backend %s (%s not built)", backend, harness);
 		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, m);
 		return 0;
@@ -272,17 +272,17 @@ int runner_record(json_t *rec, const struct run_opts *o, const char **msg)
 	return 0;
 }
 
-int runner_tool_fn(struct tool *t, json_t *rec, void *ctx)
+int eval_tool_fn(struct tool *t, json_t *rec, void *ctx)
 {
 	const char *msg;
-	int bad = runner_record(rec, ctx, &msg);
+	int bad = eval_record(rec, ctx, &msg);
 	if (msg)
 		tool_warn(t, "%s", msg);
 	tool_emit(t, rec);
 	return bad;
 }
 
-int runner_option(struct run_opts *o, int ch, const char *arg, char *e)
+int eval_option(struct eval_opts *o, int ch, const char *arg, char *e)
 {
 	switch (ch) {
 	case 'f': o->force = 1; return 1;

@@ -1,5 +1,5 @@
 /*
- * stages: plan / write / fix; see stages.h.
+ * gen_llm: plan / write / fix; see gen_llm.h.
  *
  * A request without a plan is planned (one call; the cache makes the P
  * requests of a generation that share a base share that call too) and the
@@ -12,7 +12,7 @@
  * plan call is charged to the first record emitted for its request, so
  * summing origin.usage over an archive counts every call once.
  */
-#include "stages.h"
+#include "gen_llm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@ static int is_failed(const json_t *rec)
 /* Per-request state: the plan call waiting to be charged. */
 struct job {
 	struct gen *g;
-	const struct stages_config *sc;
+	const struct gen_llm_config *sc;
 	const json_t *req;
 	json_t *pending; /* calls not yet charged to a record */
 };
@@ -418,7 +418,7 @@ static int fix(struct job *j, const json_t *base)
 	return rc;
 }
 
-int stages_request(struct gen *g, const json_t *req, long line)
+int gen_llm_request(struct gen *g, const json_t *req, long line)
 {
 	(void)line;
 	struct job j = {g, g->stages, req, NULL};
@@ -462,13 +462,13 @@ int stages_request(struct gen *g, const json_t *req, long line)
 	return rc;
 }
 
-int stages_wants_fix(const struct gen *g, const json_t *rec)
+int gen_llm_wants_fix(const struct gen *g, const json_t *rec)
 {
 	return g->stages && strcmp(g->stages->stage, "fix") == 0 && is_failed(rec) && rec_str(rec, "source") &&
 	       rec_str(rec, "task") && rec_str(rec, "backend");
 }
 
-int stages_fix_record(struct gen *g, const json_t *rec)
+int gen_llm_fix_record(struct gen *g, const json_t *rec)
 {
 	if (g->emit(g->ctx, rec))
 		return -1;

@@ -4,8 +4,8 @@
  * strategy makes for one child, and the common helpers.  Picks own their
  * info object (strategy-specific request fields); sel_run frees it.
  */
-#ifndef KSCI_SELECT_IMPL_H
-#define KSCI_SELECT_IMPL_H
+#ifndef KSCI_SELECT_INT_H
+#define KSCI_SELECT_INT_H
 
 #include "rng.h"
 #include "select.h"

@@ -1,11 +1,11 @@
 /*
- * select_scan: a structural JSON walker over spans; see select_scan.h.
+ * jscan: a structural JSON walker over spans; see jscan.h.
  *
  * Strings are skipped by memchr for the closing quote and a count of the
  * backslashes before it, which is what keeps a scan of 800 MB of records
  * near memory speed: almost all of a record is its source and logs.
  */
-#include "select_scan.h"
+#include "jscan.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ static const char *skip_value(const char *p, const char *end, int depth, struct 
 	return NULL;
 }
 
-int sc_fields(const char *line, size_t n, const char *const *keys, int nkeys, struct sc_span *spans, char *errbuf)
+int js_fields(const char *line, size_t n, const char *const *keys, int nkeys, struct js_span *spans, char *errbuf)
 {
 	const char *p = line, *end = line + n;
 	struct sk e = {"expected '{'", line};
@@ -193,9 +193,9 @@ bad:
 	return errf(errbuf, "not JSON: %s (column %ld)", e.why, (long)(e.at - line + 1));
 }
 
-int sc_path(struct sc_span obj, const char *path, struct sc_span *out)
+int js_path(struct js_span obj, const char *path, struct js_span *out)
 {
-	struct sc_span cur = obj;
+	struct js_span cur = obj;
 	while (*path) {
 		size_t kn = strcspn(path, ".");
 		const char *p = cur.p, *end = cur.p + cur.n;
@@ -234,7 +234,7 @@ int sc_path(struct sc_span obj, const char *path, struct sc_span *out)
 	return 0;
 }
 
-int sc_index(struct sc_span arr, size_t i, struct sc_span *out)
+int js_index(struct js_span arr, size_t i, struct js_span *out)
 {
 	const char *p = arr.p, *end = arr.p + arr.n;
 	struct sk why;
@@ -259,7 +259,7 @@ int sc_index(struct sc_span arr, size_t i, struct sc_span *out)
 	return -1;
 }
 
-int sc_number(struct sc_span v, double *out)
+int js_number(struct js_span v, double *out)
 {
 	char buf[64];
 	if (!v.p || v.n == 0 || v.n >= sizeof buf || !(v.p[0] == '-' || (v.p[0] >= '0' && v.p[0] <= '9')))
@@ -287,7 +287,7 @@ static int hex4(const char *p, unsigned *u)
 }
 
 /* Decode into buf (NULL: only count).  Decoded length or -1. */
-static long decode(struct sc_span v, char *buf, size_t cap)
+static long decode(struct js_span v, char *buf, size_t cap)
 {
 	if (!v.p || v.n < 2 || v.p[0] != '"' || v.p[v.n - 1] != '"')
 		return -1;
@@ -344,9 +344,9 @@ static long decode(struct sc_span v, char *buf, size_t cap)
 	return (long)n;
 }
 
-int sc_string(struct sc_span v, char *buf, size_t cap)
+int js_string(struct js_span v, char *buf, size_t cap)
 {
 	return cap && decode(v, buf, cap) >= 0 ? 0 : -1;
 }
 
-long sc_strlen(struct sc_span v) { return decode(v, NULL, 0); }
+long js_strlen(struct js_span v) { return decode(v, NULL, 0); }

@@ -1,5 +1,5 @@
 /* report_price: the price-table parser and lookup; see report_price.h. */
-#include "report_price.h"
+#include "price.h"
 
 #include <errno.h>
 #include <math.h>
