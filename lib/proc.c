@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "strbuf.h"
+
 double proc_now(void)
 {
 	struct timespec ts;
@@ -26,20 +29,41 @@ double proc_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A capture grows as output arrives, up to its bound; the rest is counted. */
 struct cap {
-	char *buf;
-	size_t len, cap, total;
+	struct strbuf sb;
+	size_t max, total;
 };
 
 static void cap_add(struct cap *c, const char *p, size_t n)
 {
 	c->total += n;
-	size_t room = c->cap - c->len;
-	if (n > room)
-		n = room;
-	memcpy(c->buf + c->len, p, n);
-	c->len += n;
-	c->buf[c->len] = '\0';
+	size_t room = c->max - c->sb.len;
+	sb_addn(&c->sb, p, n < room ? n : room);
+}
+
+/* write(2) without SIGPIPE: a child that exits before reading all its input
+ * must not kill the caller.  SIGPIPE is blocked for this thread around the
+ * write and a SIGPIPE the write raised is consumed, so the process's signal
+ * dispositions stay as the tool set them. */
+static ssize_t write_nosigpipe(int fd, const void *p, size_t n)
+{
+	sigset_t pipe, old, pending;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigpending(&pending);
+	int was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	ssize_t w = write(fd, p, n);
+	int er = errno;
+	if (w < 0 && er == EPIPE && !was_pending) {
+		struct timespec zero = {0, 0};
+		while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = er;
+	return w;
 }
 
 static void set_limit(int res, rlim_t v)
@@ -56,9 +80,12 @@ static _Noreturn void child(char *const argv[], const char *cwd, int in, int out
 		(void)unshare(CLONE_NEWNET); /* needs privilege; where refused we go on without */
 	dup2(in, 0);
 	dup2(out, 1);
-	dup2(lim->merge_stderr ? out : err, 2);
+	if (!lim->pass_stderr)
+		dup2(lim->merge_stderr ? out : err, 2);
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
+	for (const char *const *v = lim->env; v && *v; v++)
+		putenv((char *)*v); /* the child's own copy of the caller's memory */
 	if (cwd && chdir(cwd) != 0) {
 		dprintf(2, "cannot chdir to %s: %s\n", cwd, strerror(errno));
 		_exit(127);
@@ -81,13 +108,12 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 {
 	memset(r, 0, sizeof *r);
 	size_t capn = lim->capture ? lim->capture : (1u << 20);
-	struct cap co = {malloc(capn + 1), 0, capn, 0}, ce = {malloc(capn + 1), 0, capn, 0};
+	struct cap co = {STRBUF_INIT, capn, 0}, ce = {STRBUF_INIT, capn, 0};
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-	if (!co.buf || !ce.buf || pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
 		errf(errbuf, "cannot start %s: %s", argv[0], strerror(errno));
 		goto fail;
 	}
-	co.buf[0] = ce.buf[0] = '\0';
 	double t0 = proc_now();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -135,7 +161,7 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 			if (!fds[i].revents)
 				continue;
 			if (fds[i].fd == pin[1]) {
-				ssize_t w = write(pin[1], in + in_off, in_len - in_off);
+				ssize_t w = write_nosigpipe(pin[1], in + in_off, in_len - in_off);
 				if (w > 0)
 					in_off += (size_t)w;
 				if (w < 0 && errno != EAGAIN) {
@@ -180,8 +206,13 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 		r->exited = 1, r->code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		r->signaled = 1, r->sig = WTERMSIG(status);
-	r->out = co.buf, r->out_len = co.len, r->out_total = co.total;
-	r->err = ce.buf, r->err_len = ce.len, r->err_total = ce.total;
+	r->out_total = co.total, r->err_total = ce.total;
+	r->out = sb_detach(&co.sb, &r->out_len);
+	r->err = sb_detach(&ce.sb, &r->err_len);
+	if (!r->out || !r->err) {
+		proc_result_free(r);
+		return errf(errbuf, "%s: out of memory for its output", argv[0]);
+	}
 	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
@@ -192,8 +223,8 @@ fail:
 		if (perr[i] >= 0)
 			close(perr[i]);
 	}
-	free(co.buf);
-	free(ce.buf);
+	sb_release(&co.sb);
+	sb_release(&ce.sb);
 	return -1;
 }
 

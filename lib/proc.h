@@ -7,7 +7,9 @@
  * space, file size, no core dumps) and a wall-clock deadline after which the
  * whole group is killed with SIGKILL.  stdout and stderr are captured up to a
  * bound each; beyond it output is read and discarded (the counts say how
- * much).  The result's buffers belong to the caller: proc_result_free.
+ * much).  Writing the child's stdin never raises SIGPIPE in the caller: a
+ * child that exits without reading its input is an outcome, not a crash.
+ * The result's buffers belong to the caller: proc_result_free.
  */
 #ifndef KSCI_PROC_H
 #define KSCI_PROC_H
@@ -24,6 +26,8 @@ struct proc_limits {
 	size_t capture;   /* bytes kept of stdout and of stderr each; 0: 1 MiB */
 	int no_network;   /* try a fresh network namespace (silently skipped where not allowed) */
 	int merge_stderr; /* stderr goes into the stdout capture */
+	int pass_stderr;  /* stderr is the caller's, not captured (a model command's diagnostics) */
+	const char *const *env; /* "NAME=VALUE" strings added to the child's environment; NULL-terminated */
 };
 
 struct proc_result {

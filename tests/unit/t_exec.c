@@ -56,6 +56,32 @@ static void test_proc(void)
 	proc_run(none, NULL, NULL, 0, &lim, &r, e);
 	T_OK(r.exited && r.code == 127 && strstr(r.err, "cannot run"), "a missing program exits 127 with a message");
 	proc_result_free(&r);
+
+	/* Bug: a child that exits without reading its stdin made the caller's
+	 * write fail with SIGPIPE, which killed kverify (and kgen's cmd provider
+	 * only survived by ignoring SIGPIPE for the whole process). */
+	size_t big = 4 << 20;
+	char *in = malloc(big);
+	memset(in, 'x', big);
+	char *deaf[] = {"true", NULL};
+	T_OK(proc_run(deaf, NULL, in, big, &lim, &r, e) == 0 && r.exited && r.code == 0,
+	     "sigpipe: a child that never reads its 4 MiB stdin does not kill the caller");
+	proc_result_free(&r);
+	free(in);
+	struct sigaction sa;
+	sigset_t pend;
+	sigaction(SIGPIPE, NULL, &sa);
+	sigpending(&pend);
+	T_OK(sa.sa_handler == SIG_DFL && !sigismember(&pend, SIGPIPE),
+	     "sigpipe: and leaves SIGPIPE's disposition alone, with none pending");
+
+	const char *env[] = {"KSCI_T_A=one", "KSCI_T_B=two words", NULL};
+	struct proc_limits el = {.wall_s = 5, .env = env};
+	char *show[] = {"sh", "-c", "printf '%s|%s' \"$KSCI_T_A\" \"$KSCI_T_B\"", NULL};
+	T_OK(proc_run(show, NULL, NULL, 0, &el, &r, e) == 0 && strcmp(r.out, "one|two words") == 0,
+	     "env: extra variables reach the child (%s)", r.out);
+	proc_result_free(&r);
+	T_OK(getenv("KSCI_T_A") == NULL, "env: and not the caller");
 }
 
 static char root[] = "/tmp/ksci-t-exec-XXXXXX";
