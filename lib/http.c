@@ -7,35 +7,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strbuf.h"
+
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
 static size_t on_body(char *data, size_t sz, size_t n, void *ud)
 {
-	struct buf *b = ud;
+	struct strbuf *b = ud;
 	size_t k = sz * n;
-	if (b->len + k + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 8192;
-		while (nc < b->len + k + 1)
-			nc *= 2;
-		char *np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = 1;
-			return 0;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, data, k);
-	b->len += k;
-	b->p[b->len] = '\0';
-	return k;
+	sb_addn(b, data, k);
+	return b->oom ? 0 : k; /* 0 makes curl stop with CURLE_WRITE_ERROR */
 }
 
 static char *header_value(const char *line, size_t n, const char *name)
@@ -79,7 +61,7 @@ int http_post(const char *url, const char *const *headers, const char *body, dou
 	struct curl_slist *hl = NULL;
 	for (; headers && *headers; headers++)
 		hl = curl_slist_append(hl, *headers);
-	struct buf b = {0};
+	struct strbuf b = STRBUF_INIT;
 	char cerr[CURL_ERROR_SIZE] = "";
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hl);
@@ -99,9 +81,13 @@ int http_post(const char *url, const char *const *headers, const char *body, dou
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
 	curl_slist_free_all(hl);
 	curl_easy_cleanup(h);
-	resp->body = b.p ? b.p : strdup("");
-	resp->len = b.len;
-	if (rc == CURLE_OK && !b.oom)
+	int oom = b.oom;
+	resp->body = sb_detach(&b, &resp->len);
+	if (!resp->body) { /* keep the promise of a NUL-terminated body */
+		resp->body = calloc(1, 1);
+		oom = 1;
+	}
+	if (rc == CURLE_OK && !oom)
 		return 0;
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT: resp->fail = "timeout"; break;
@@ -113,7 +99,7 @@ int http_post(const char *url, const char *const *headers, const char *body, dou
 	case CURLE_COULDNT_RESOLVE_PROXY: resp->fail = "connect"; break;
 	default: resp->fail = "transport"; break;
 	}
-	return errf(errbuf, "%s: %s", url, b.oom ? "out of memory" : *cerr ? cerr : curl_easy_strerror(rc));
+	return errf(errbuf, "%s: %s", url, oom ? "out of memory" : *cerr ? cerr : curl_easy_strerror(rc));
 }
 
 void http_resp_free(struct http_resp *r)

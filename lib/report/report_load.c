@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rec.h"
+#include "strbuf.h"
 
 #define NOTE_MAX 300
 
@@ -43,25 +44,6 @@ static double first_num(const json_t *o, const char *const *keys)
 			return json_number_value(v);
 	}
 	return NAN;
-}
-
-/* Append s to a growing string buffer; -1 on OOM. */
-static int cat(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t n = strlen(s);
-	if (*len + n + 1 > *cap) {
-		size_t nc = (*cap ? *cap : 64);
-		while (nc < *len + n + 1)
-			nc *= 2;
-		char *nb = realloc(*buf, nc);
-		if (!nb)
-			return -1;
-		*buf = nb;
-		*cap = nc;
-	}
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
-	return 0;
 }
 
 /* One printable line: control characters become spaces, runs of spaces
@@ -96,45 +78,36 @@ static char *one_line(char *s)
 }
 
 /* The text of a string or an array of strings ("; "-joined). */
-static int text_of(const json_t *v, char **buf, size_t *len, size_t *cap)
+static void text_of(const json_t *v, struct strbuf *b)
 {
 	if (json_is_string(v))
-		return cat(buf, len, cap, json_string_value(v));
-	if (json_is_array(v)) {
-		size_t i;
-		json_t *e;
-		json_array_foreach(v, i, e) {
-			if (!json_is_string(e))
-				continue;
-			if (*len && cat(buf, len, cap, "; ") < 0)
-				return -1;
-			if (cat(buf, len, cap, json_string_value(e)) < 0)
-				return -1;
-		}
+		sb_add(b, json_string_value(v));
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e))
+			continue;
+		if (b->len)
+			sb_add(b, "; ");
+		sb_add(b, json_string_value(e));
 	}
-	return 0;
 }
 
 /* origin.changes (mutate) as "TILE 32->64, UNROLL 1->4"; else the model's
- * hypothesis, else its plan (looked for in origin, then origin.llm). */
+ * hypothesis, else its plan (looked for in origin, then origin.llm).  NULL
+ * when there is none (or memory ran out: a note is not worth failing for). */
 static char *make_note(const json_t *origin)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	struct strbuf b = STRBUF_INIT;
 	json_t *ch = json_object_get(origin, "changes");
 	if (json_is_array(ch) && json_array_size(ch) > 0) {
 		size_t i;
 		json_t *e;
 		json_array_foreach(ch, i, e) {
 			const char *k = rec_str(e, "knob"), *f = rec_str(e, "from"), *t = rec_str(e, "to");
-			if (len && cat(&buf, &len, &cap, ", ") < 0)
-				goto oom;
-			if (cat(&buf, &len, &cap, k ? k : "?") < 0 || cat(&buf, &len, &cap, " ") < 0 ||
-			    cat(&buf, &len, &cap, f ? f : "?") < 0 || cat(&buf, &len, &cap, "->") < 0 ||
-			    cat(&buf, &len, &cap, t ? t : "?") < 0)
-				goto oom;
+			sb_printf(&b, "%s%s %s->%s", b.len ? ", " : "", k ? k : "?", f ? f : "?", t ? t : "?");
 		}
-		return one_line(buf);
+		return one_line(sb_detach(&b, NULL));
 	}
 	static const char *const where[] = {"", "llm."};
 	static const char *const what[] = {"hypothesis", "plan"};
@@ -142,15 +115,11 @@ static char *make_note(const json_t *origin)
 		for (size_t i = 0; i < 2; i++) {
 			char path[32];
 			snprintf(path, sizeof path, "%s%s", where[i], what[w]);
-			if (text_of(rec_path(origin, path), &buf, &len, &cap) < 0)
-				goto oom;
-			if (len)
-				return one_line(buf);
+			text_of(rec_path(origin, path), &b);
+			if (b.len || b.oom)
+				return one_line(sb_detach(&b, NULL));
 		}
-	free(buf);
-	return NULL;
-oom:
-	free(buf);
+	sb_release(&b);
 	return NULL;
 }
 
