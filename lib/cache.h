@@ -1,8 +1,10 @@
 /*
  * cache: where ksci keeps what it can recompute (compiled objects, model
- * answers): $KSCI_CACHE, else $XDG_CACHE_HOME/ksci, else $HOME/.cache/ksci.
- * Entries are written to a temporary name and renamed into place, so
- * concurrent slots sharing a cache never see half an entry.
+ * answers, device facts): $KSCI_CACHE, else $XDG_CACHE_HOME/ksci, else
+ * $HOME/.cache/ksci, else (no $HOME: a daemon, a bare container)
+ * /tmp/.cache/ksci.  Every tool asks here, so they all agree on one place.
+ * Entries are written with file_write_atomic (lib/file.h), so concurrent
+ * slots sharing a cache never see half an entry.  Nothing here allocates.
  */
 #ifndef KSCI_CACHE_H
 #define KSCI_CACHE_H
@@ -10,14 +12,16 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "file.h"
 
 /* <cache>/<sub>, created (with parents) if missing, into buf. */
 int cache_dir(const char *sub, char *buf, size_t n, char *errbuf);
-/* mkdir -p. */
-int cache_mkdirs(const char *path, char *errbuf);
-/* Write len bytes to path atomically (temp file in the same dir + rename). */
-int cache_write_file(const char *path, const void *data, size_t len, char *errbuf);
-/* Read a whole file; *out is malloc'd and NUL-terminated (caller frees). */
-int cache_read_file(const char *path, char **out, size_t *len, char *errbuf);
+
+/* The former name of file_read, kept only while lib/gen/ calls it; new code
+ * calls file_read. */
+static inline int cache_read_file(const char *path, char **out, size_t *len, char *errbuf)
+{
+	return file_read(path, out, len, errbuf);
+}
 
 #endif

@@ -295,7 +295,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 		char path[PATH_MAX];
 		if (task_file(t, role, backend, path, sizeof path, e) < 0)
 			return -1;
-		if (cache_read_file(path, &owned, NULL, e) < 0)
+		if (file_read(path, &owned, NULL, e) < 0)
 			return -1;
 		source = owned;
 	}
@@ -356,10 +356,10 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 		goto done;
 	}
 	snprintf(p, sizeof p, "%s/%s", tmp, src_name(backend));
-	if (cache_write_file(p, source, strlen(source), e) < 0)
+	if (file_write_atomic(p, source, strlen(source), e) < 0)
 		goto done;
 	snprintf(p, sizeof p, "%s/%s", tmp, wrapper_name(backend));
-	if (cache_write_file(p, wtext, wlen, e) < 0)
+	if (file_write_atomic(p, wtext, wlen, e) < 0)
 		goto done;
 
 	struct proc_limits lim = {.wall_s = o->timeout_s > 0 ? o->timeout_s : 120, .fsize_mb = 1024,

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "file.h"
 #include "opt.h"
 #include "proc.h"
 #include "rec.h"
@@ -229,7 +229,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	const char *dump = getenv("KSCI_JOB_DUMP");
 	if (dump && *dump) {
 		char de[ERRBUF];
-		if (cache_write_file(dump, jtext, strlen(jtext), de) < 0)
+		if (file_write_atomic(dump, jtext, strlen(jtext), de) < 0)
 			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage, de);
 	}
 	char *argv[] = {harness, NULL};

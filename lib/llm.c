@@ -27,8 +27,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "file.h"
 #include "http.h"
+#include "price.h"
+#include "proc.h"
 #include "sha256.h"
+#include "strbuf.h"
 
 static double now_s(void)
 {
@@ -275,22 +279,6 @@ static char *cache_path(const char *dir, const char *key)
 	return p;
 }
 
-static int mkdirs(const char *path)
-{
-	char *p = strdup(path);
-	if (!p)
-		return -1;
-	for (char *s = p + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(p, 0777);
-			*s = '/';
-		}
-	int rc = mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
-	free(p);
-	return rc;
-}
-
 static json_t *cache_get(const struct llm_config *c, const char *key)
 {
 	if (!c->cache_dir || c->no_cache)
@@ -305,18 +293,16 @@ static void cache_put(const struct llm_config *c, const char *key, const struct 
 {
 	if (!c->cache_dir)
 		return;
-	char *p = cache_path(c->cache_dir, key), *tmp = NULL, dir[4096];
+	char *p = cache_path(c->cache_dir, key), dir[4096], e[ERRBUF];
 	if (!p)
 		return;
 	snprintf(dir, sizeof dir, "%s/%.2s", c->cache_dir, key);
 	json_t *j = json_pack("{s:o, s:O?}", "response", reply_response_json(r), "exchange", r->exchange);
-	if (mkdirs(dir) == 0 && asprintf(&tmp, "%s.%ld.tmp", p, (long)getpid()) >= 0) {
-		if (json_dump_file(j, tmp, JSON_COMPACT) == 0)
-			rename(tmp, p);
-		else
-			unlink(tmp);
-	}
-	free(tmp);
+	char *text = json_dumps(j, JSON_COMPACT);
+	/* A cache that cannot be written is only a slower run: no error. */
+	if (text && file_mkdirp(dir, e) == 0)
+		(void)file_write_atomic(p, text, strlen(text), e);
+	free(text);
 	free(p);
 	json_decref(j);
 }
@@ -328,8 +314,9 @@ static int slot_take(const struct llm_config *c, double deadline)
 	if (!c->cache_dir)
 		return -1;
 	char dir[4096], p[4200];
+	char e[ERRBUF];
 	snprintf(dir, sizeof dir, "%s/slots", c->cache_dir);
-	if (mkdirs(dir) != 0)
+	if (file_mkdirp(dir, e) != 0)
 		return -1;
 	for (;;) {
 		for (int i = 0; i < c->max_concurrent; i++) {

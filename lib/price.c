@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "file.h"
 #include "err.h"
 
 static int parse_price(const char *s, double *out)
@@ -75,7 +75,7 @@ int rp_prices_load(struct rp_prices *t, const char *path, char *errbuf)
 {
 	memset(t, 0, sizeof *t);
 	char *text;
-	if (cache_read_file(path, &text, NULL, errbuf) < 0)
+	if (file_read(path, &text, NULL, errbuf) < 0)
 		return -1;
 	int rc = rp_prices_parse(t, text, path, errbuf);
 	free(text);

@@ -361,7 +361,7 @@ static json_t *c_peak(void)
 						  "sgemm: best of 3 cublasSgemm 8192^3, default (fp32) math"));
 	char *txt = json_dumps(j, JSON_COMPACT);
 	if (have_dir && txt)
-		cache_write_file(path, txt, strlen(txt), e);
+		file_write_atomic(path, txt, strlen(txt), e);
 	free(txt);
 	json_object_set_new(j, "cached", json_false());
 	return j;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "file.h"
 #include "report_fmt.h"
 
 void rp_base64(FILE *out, const unsigned char *b, size_t n)
@@ -50,7 +50,7 @@ static void esc(FILE *out, const char *s)
 static unsigned char *slurp(const char *path, size_t *n)
 {
 	char e[ERRBUF], *buf;
-	if (cache_read_file(path, &buf, n, e) < 0)
+	if (file_read(path, &buf, n, e) < 0)
 		return NULL;
 	if (*n == 0) {
 		free(buf);

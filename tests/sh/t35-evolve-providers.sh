@@ -62,4 +62,19 @@ run "$T/cmd.gz" cmd --kgen-opt --cmd --kgen-opt "$T/model.sh"
 # Both children get the same answer: the second is kept as a duplicate, not archived twice as code.
 expect_eq "cmd: one child timed, the identical second kept as gen_error duplicate" "duplicate timed" \
 	"$(gzip -dc "$T/cmd.gz" | jq -r 'select(.generation == 1 and .origin.generator == "cmd") | .gen.status // .status' | sort | xargs)"
+
+# Bug (home-unset): kgen kept its own cache-directory rule and, with $HOME unset,
+# cached model answers nowhere, while the other tools use /tmp/.cache/ksci.  Now
+# it asks lib/cache like them: the second identical call is answered from there.
+gzip -dc "$T/cmd.gz" | jq -c 'select(.generation == 0) | {status:"selected",task,backend,generation:1,parents:[.id],base:.}' >"$T/home.req"
+model="home-unset-$$-$RANDOM"
+touch "$T/home.stamp"
+for i in 1 2; do
+	env -u HOME -u XDG_CACHE_HOME -u KSCI_CACHE kgen --provider cmd --cmd "$T/model.sh" --model "$model" \
+		--stage write --transcript "$T/home.tr.gz" <"$T/home.req" >"$T/home$i.nd" 2>"$T/home$i.err"
+done
+expect_eq "home-unset: kgen answers the second call from /tmp/.cache/ksci/llm" "false true" \
+	"$(jq -r '.origin.calls[0].cached' "$T/home1.nd" "$T/home2.nd" | xargs)"
+# What the test left in the shared cache: only its own entries (the model name is unique).
+find /tmp/.cache/ksci/llm -newer "$T/home.stamp" -type f -name '*.json' -delete 2>/dev/null
 done_testing

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache.h"
 #include "err.h"
 #include "gen/gen.h"
 #include "llm.h"
@@ -58,34 +59,15 @@ static double real_opt(const char *name, const char *s, double lo, double hi)
 	return v;
 }
 
-/* The directory model answers are cached in: $KSCI_CACHE/llm, else the XDG cache. */
-static const char *cache_dir(const char *opt, char *buf, size_t n)
+/* The directory model answers are cached in: --cache DIR, else the shared
+ * cache's llm/ (lib/cache.h: the same place every tool uses). */
+static int answer_cache_dir(const char *opt, char *buf, size_t n, char *e)
 {
-	const char *e;
-	if (opt)
-		return opt;
-	if ((e = getenv("KSCI_CACHE")) && *e)
-		snprintf(buf, n, "%s/llm", e);
-	else if ((e = getenv("XDG_CACHE_HOME")) && *e)
-		snprintf(buf, n, "%s/ksci/llm", e);
-	else if ((e = getenv("HOME")) && *e)
-		snprintf(buf, n, "%s/.cache/ksci/llm", e);
-	else
-		return NULL;
-	return buf;
-}
-
-static int mkdir_p(const char *path)
-{
-	char b[4096];
-	snprintf(b, sizeof b, "%s", path);
-	for (char *s = b + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(b, 0777);
-			*s = '/';
-		}
-	return mkdir(b, 0777) == 0 || errno == EEXIST ? 0 : -1;
+	if (!opt)
+		return cache_dir("llm", buf, n, e);
+	if (snprintf(buf, n, "%s", opt) >= (int)n)
+		return errf(e, "--cache: path too long");
+	return file_mkdirp(buf, e);
 }
 
 static int emit_cb(void *ctx, const json_t *rec)
@@ -219,9 +201,10 @@ int main(int argc, char **argv)
 	char cbuf[4096], tbuf[4200];
 	if (strcmp(g.generator, "mutate") != 0) {
 		sc.llm.provider = g.generator;
-		sc.llm.cache_dir = cache_dir(cache, cbuf, sizeof cbuf);
-		if (sc.llm.cache_dir && mkdir_p(sc.llm.cache_dir) != 0)
-			die(KSCI_EXIT_FATAL, "cache %s: %s", sc.llm.cache_dir, strerror(errno));
+		char ce[ERRBUF];
+		if (answer_cache_dir(cache, cbuf, sizeof cbuf, ce) != 0)
+			die(KSCI_EXIT_FATAL, "cache: %s", ce);
+		sc.llm.cache_dir = cbuf;
 		if (!sc.llm.transcript && (e = getenv("KSCI_TRANSCRIPT")) && *e)
 			sc.llm.transcript = e;
 		if (!sc.llm.transcript && sc.llm.cache_dir) {
