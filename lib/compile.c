@@ -40,11 +40,22 @@ static const char *compiler_for(const char *backend)
 	return env_or("KSCI_CC", "cc");
 }
 
+/* s cut at its first newline. */
+static char *first_line(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
 /* First line of `compiler --version`, remembered per back end. */
 static const char *compiler_identity(const char *backend, char *e)
 {
-	static char ids[3][256];
-	int i = strcmp(backend, "c") == 0 ? 0 : strcmp(backend, "cuda") == 0 ? 1 : 2;
+	static char ids[8][256]; /* one per rec_backends entry */
+	int i = 0;
+	while (rec_backends[i] && strcmp(rec_backends[i], backend) != 0)
+		i++;
+	if (i >= 8)
+		i = 0;
 	if (ids[i][0])
 		return ids[i];
 	char *argv[] = {(char *)compiler_for(backend), "--version", NULL};
@@ -54,17 +65,21 @@ static const char *compiler_identity(const char *backend, char *e)
 		return NULL;
 	if (!r.exited || r.code != 0) {
 		errf(e, "%s backend: compiler %s not usable (%s)", backend, argv[0],
-		     r.out_len ? strtok(r.out, "\n") : "no output");
+		     r.out_len ? first_line(r.out) : "no output");
 		proc_result_free(&r);
 		return NULL;
 	}
 	/* nvcc's useful line is the last ("Build cuda_13.0..."), others the first. */
-	char *line = r.out, *p, *last = NULL;
-	for (p = strtok(r.out, "\n"); p; p = strtok(NULL, "\n"))
+	char *line = r.out, *last = NULL;
+	for (char *p = r.out + strspn(r.out, "\n"); *p; p += strspn(p, "\n")) {
 		last = p;
-	if (i == 1 && last)
+		p += strcspn(p, "\n");
+		if (*p)
+			*p++ = '\0';
+	}
+	if (strcmp(backend, "cuda") == 0 && last)
 		line = last;
-	snprintf(ids[i], sizeof ids[i], "%s", line);
+	snprintf(ids[i], sizeof ids[i], "%s", first_line(line));
 	proc_result_free(&r);
 	return ids[i];
 }
@@ -368,14 +383,14 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	if (proc_run(argv, tmp, NULL, 0, &lim, &r, e) < 0)
 		goto done;
 	int ok = !r.timed_out && r.exited && r.code == 0;
-	const char *status = r.timed_out ? "timeout" : ok ? "ok" : "error";
+	const char *status = r.timed_out ? ST_TIMEOUT : ok ? "ok" : "error";
 	/* A target this compiler does not know is not the candidate's fault:
 	 * say so plainly instead of passing on clang's cryptic complaint. */
 	char why[512] = "";
 	if (!ok && !r.timed_out && strcmp(backend, "hip") == 0 && r.out &&
 	    (strstr(r.out, "invalid target ID") || strstr(r.out, "nvalid offload arch") ||
 	     strstr(r.out, "unknown target CPU") || strstr(r.out, "Unsupported CUDA gpu architecture"))) {
-		status = "unsupported";
+		status = ST_UNSUPPORTED;
 		snprintf(why, sizeof why, "unsupported: %s does not support the AMD target %s (%s); "
 			 "Debian's ROCm 5.2 hipcc builds gfx90a and gfx940, not gfx942; use --hip-arch gfx940 or a newer ROCm",
 			 argv[0], argv[1] + strlen("--offload-arch="), ident);

@@ -89,12 +89,11 @@ static const char *top_status(const char *mode, const char *st)
 {
 	if (strcmp(st, "ok") == 0)
 		return strcmp(mode, "verify") == 0 ? ST_VERIFIED : ST_TIMED;
-	if (strcmp(st, "wrong") == 0)
-		return ST_WRONG;
-	if (strcmp(st, "timeout") == 0)
-		return ST_TIMEOUT;
-	if (strcmp(st, "unsupported") == 0)
-		return ST_UNSUPPORTED;
+	/* The harness's failure words are the record's statuses (docs/harness.md). */
+	static const char *const same[] = {ST_WRONG, ST_TIMEOUT, ST_UNSUPPORTED, NULL};
+	for (int i = 0; same[i]; i++)
+		if (strcmp(st, same[i]) == 0)
+			return same[i];
 	return ST_CRASHED;
 }
 
@@ -154,12 +153,12 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	double t0 = proc_now();
 	char harness[PATH_MAX];
 	if (strcmp(backend, "hip") == 0) {
-		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
+		rec_fail(rec, stage, ST_UNSUPPORTED, ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
 		return 0;
 	}
 	if (eval_harness_path(backend, harness, sizeof harness) < 0) {
 		snprintf(m, sizeof m, "unsupported: no harness for backend %s (%s not built)", backend, harness);
-		rec_fail(rec, stage, "unsupported", ST_UNSUPPORTED, m);
+		rec_fail(rec, stage, ST_UNSUPPORTED, ST_UNSUPPORTED, m);
 		return 0;
 	}
 	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX], refdev[PATH_MAX];
@@ -249,7 +248,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	if (!res) {
 		char d[128];
 		proc_describe(&r, d, sizeof d);
-		const char *st = r.timed_out ? "timeout" : "crashed";
+		const char *st = r.timed_out ? ST_TIMEOUT : ST_CRASHED;
 		/* The harness's last words say where it was. */
 		const char *tail = r.err_len ? r.err + r.err_len : "";
 		while (tail > r.err && tail[-1] == '\n')
@@ -266,7 +265,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	if (r.err_len)
 		rec_set_log(res, "log", r.err, r.err_len);
 	const char *st = json_string_value(json_object_get(res, "status"));
-	rec_set_status(rec, top_status(o->mode, st ? st : "crashed"));
+	rec_set_status(rec, top_status(o->mode, st ? st : ST_CRASHED));
 	json_object_set_new(rec, stage, res);
 	proc_result_free(&r);
 	return 0;

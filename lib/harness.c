@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "proc.h"
+#include "rec.h"
 #include "rng.h"
 #include "stats.h"
 #include "expr.h"
@@ -561,10 +562,10 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 				if (rc < 0) {
 					char m[ERRBUF + 300];
 					snprintf(m, sizeof m, "at %s seed=%" PRIu64 ": %s", sz, seed, e);
-					return fault("crashed", m);
+					return fault(ST_CRASHED, m);
 				}
 				if (rc == 1) {
-					json_t *r = json_pack("{s:b, s:s, s:i, s:f, s:f, s:o}", "ok", 0, "status", "wrong",
+					json_t *r = json_pack("{s:b, s:s, s:i, s:f, s:f, s:o}", "ok", 0, "status", ST_WRONG,
 							      "checks", J->checks, "max_abs_err", J->max_abs,
 							      "max_rel_err", J->max_rel, "mismatch", mm);
 					json_object_set_new(r, "message", json_sprintf("wrong at %s (arg %s): %s", sz,
@@ -623,7 +624,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	for (int k = 0; k < warmup; k++)
 		for (int w = 0; w < nw; w++)
 			if (J->d->call(W[w].fn, W[w].args, NULL, e) < 0) {
-				*fail_res = fault("crashed", e);
+				*fail_res = fault(ST_CRASHED, e);
 				goto out;
 			}
 	progress("inputs staged, warmed up; timing");
@@ -636,7 +637,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			double s;
 			int rc = J->d->call(w->fn, w->args, &s, e);
 			if (rc < 0) {
-				*fail_res = fault("crashed", e);
+				*fail_res = fault(ST_CRASHED, e);
 				goto out;
 			}
 			if (rc == 1) {
@@ -663,7 +664,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	}
 	progress("timed: %zu calls each in %.3f s", W[0].n, proc_now() - t0);
 	if (W[0].flagged * 10 > W[0].n) {
-		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", "wrong");
+		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
 		json_object_set_new(*fail_res, "message",
 				    json_sprintf("timing cross-check failed on %zu of %zu calls: %s", W[0].flagged, W[0].n, xmsg));
 		goto out;
@@ -755,7 +756,7 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			if (!r) {
 				json_decref(sizes);
 				json_decref(J->peak);
-				return fail_res ? fail_res : fault("crashed", e);
+				return fail_res ? fail_res : fault(ST_CRASHED, e);
 			}
 			json_array_append_new(sizes, r);
 			double v = json_number_value(json_object_get(r, "speedup_vs_baseline"));
@@ -773,8 +774,8 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			json_decref(sizes);
 			json_decref(J->peak);
 			if (rc < 0)
-				return fault("crashed", e);
-			json_t *r = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", "wrong", "mismatch", mm);
+				return fault(ST_CRASHED, e);
+			json_t *r = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", ST_WRONG, "mismatch", mm);
 			json_object_set_new(r, "message", json_sprintf("wrong at benchmark size %s (arg %s): %s", sz,
 					    json_string_value(json_object_get(mm, "arg")),
 					    json_string_value(json_object_get(mm, "reason"))));
@@ -833,10 +834,10 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 	if (irc == -2) {
 		char m[ERRBUF + 16];
 		snprintf(m, sizeof m, "unsupported: %s", e);
-		return fault("unsupported", m);
+		return fault(ST_UNSUPPORTED, m);
 	}
 	if (irc < 0)
-		return fault("crashed", e);
+		return fault(ST_CRASHED, e);
 	progress("%s ready", d->name);
 	if (strcmp(mode, "verify") == 0)
 		return verify(&J, cand, e);

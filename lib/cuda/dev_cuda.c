@@ -113,7 +113,7 @@ static int c_init(char *e)
 		return -2;
 	}
 	const char *want = getenv("KSCI_CUDA_DEVICE");
-	G.dev = want && *want ? atoi(want) : 0;
+	G.dev = want && *want ? (int)strtol(want, NULL, 10) : 0;
 	CK(cudaSetDevice(G.dev), "cudaSetDevice");
 	CK(cudaFree(0), "creating the CUDA context");
 	CK(cudaGetDeviceProperties(&G.prop, G.dev), "cudaGetDeviceProperties");
