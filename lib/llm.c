@@ -366,18 +366,17 @@ static json_t *transcript_add(const char *file, json_t *entry)
 {
 	if (!file)
 		return NULL;
-	char *line = json_dumps(entry, JSON_COMPACT);
+	char *js = json_dumps(entry, JSON_COMPACT);
+	if (!js)
+		return NULL;
+	struct strbuf b = STRBUF_INIT;
+	sb_add(&b, js);
+	sb_addc(&b, '\n');
+	free(js);
+	size_t n;
+	char *line = sb_detach(&b, &n);
 	if (!line)
 		return NULL;
-	size_t n = strlen(line);
-	char *ln = realloc(line, n + 2);
-	if (!ln) {
-		free(line);
-		return NULL;
-	}
-	line = ln;
-	line[n++] = '\n';
-	line[n] = '\0';
 	struct sha256 h;
 	char sha[65];
 	sha256_init(&h);
@@ -400,6 +399,23 @@ static json_t *transcript_add(const char *file, json_t *entry)
 	return ptr;
 }
 
+/* One line of g (its newline included) into b, which is emptied first:
+ * 1 a line, 0 end of file, -1 out of memory. */
+static int gz_line(gzFile g, struct strbuf *b)
+{
+	b->len = 0;
+	for (;;) {
+		if (sb_grow(b, 1 << 16) != 0)
+			return -1;
+		if (!gzgets(g, b->buf + b->len, (int)(b->alloc - b->len)))
+			break;
+		b->len += strlen(b->buf + b->len);
+		if (b->len && b->buf[b->len - 1] == '\n')
+			break;
+	}
+	return b->len > 0;
+}
+
 json_t *llm_transcript_read(const char *file, long long offset, char *errbuf)
 {
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -418,28 +434,14 @@ json_t *llm_transcript_read(const char *file, long long offset, char *errbuf)
 		errf(errbuf, "%s: gzdopen failed", file);
 		return NULL;
 	}
-	size_t cap = 1 << 16, len = 0;
-	char *b = malloc(cap);
-	while (b) {
-		if (cap - len < 2) {
-			char *nb = realloc(b, cap * 2);
-			if (!nb)
-				break;
-			b = nb;
-			cap *= 2;
-		}
-		if (!gzgets(g, b + len, (int)(cap - len)))
-			break;
-		len += strlen(b + len);
-		if (len && b[len - 1] == '\n')
-			break;
-	}
+	struct strbuf b = STRBUF_INIT;
+	int got = gz_line(g, &b);
 	gzclose(g);
 	json_error_t je;
-	json_t *j = b ? json_loadb(b, len, 0, &je) : NULL;
+	json_t *j = got > 0 ? json_loadb(b.buf, b.len, 0, &je) : NULL;
 	if (!j)
 		errf(errbuf, "%s: offset %lld: no transcript entry there", file, offset);
-	free(b);
+	sb_release(&b);
 	return j;
 }
 
@@ -552,20 +554,18 @@ static int parse_anthropic(const char *body, struct llm_reply *r, char *errbuf)
 		r->reason = "bad_response";
 		return errf(errbuf, "response has no content blocks");
 	}
-	size_t total = 1, i;
+	struct strbuf t = STRBUF_INIT;
+	size_t i;
 	json_t *b;
-	json_array_foreach(content, i, b)
-		if (json_is_string(json_object_get(b, "text")))
-			total += json_string_length(json_object_get(b, "text"));
-	char *t = calloc(1, total);
 	json_array_foreach(content, i, b) {
 		const char *type = json_string_value(json_object_get(b, "type"));
 		const char *s = json_string_value(json_object_get(b, "text"));
-		if (t && s && type && strcmp(type, "text") == 0)
-			strcat(t, s);
+		if (s && type && strcmp(type, "text") == 0)
+			sb_add(&t, s);
 	}
-	json_t *texts = json_pack("[s]", t ? t : "");
-	free(t);
+	char *text = sb_detach(&t, NULL);
+	json_t *texts = json_pack("[s]", text ? text : "");
+	free(text);
 	set_choices(r, texts);
 	json_decref(texts);
 	r->finish = sdup(json_string_value(json_object_get(j, "stop_reason")));
@@ -826,24 +826,9 @@ static int replay_load(const char *paths, char *errbuf)
 			free(list);
 			return errf(errbuf, "replay: %s: %s", p, strerror(errno));
 		}
-		char *line = malloc(1 << 20);
-		size_t cap = 1 << 20;
-		while (line) {
-			size_t len = 0;
-			line[0] = '\0';
-			while (gzgets(g, line + len, (int)(cap - len))) {
-				len += strlen(line + len);
-				if (len && line[len - 1] == '\n')
-					break;
-				char *nl = realloc(line, cap * 2);
-				if (!nl)
-					break;
-				line = nl;
-				cap *= 2;
-			}
-			if (len == 0)
-				break;
-			json_t *e = json_loadb(line, len, 0, NULL);
+		struct strbuf line = STRBUF_INIT;
+		while (gz_line(g, &line) > 0) {
+			json_t *e = json_loadb(line.buf, line.len, 0, NULL);
 			const char *h = json_string_value(json_object_get(e, "prompt_hash"));
 			if (h && json_is_object(json_object_get(e, "response")) && !json_object_get(e, "error")) {
 				json_t *a = json_object_get(replay_index, h);
@@ -860,7 +845,7 @@ static int replay_load(const char *paths, char *errbuf)
 			}
 			json_decref(e);
 		}
-		free(line);
+		sb_release(&line);
 		gzclose(g);
 	}
 	free(list);
