@@ -14,15 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -688,7 +685,10 @@ static int http_provider(const struct llm_config *c, const char *system, const c
 	}
 }
 
-/* ---- cmd: sh -c COMMAND, prompt on stdin, answer on stdout ---- */
+/* ---- cmd: sh -c COMMAND through lib/proc, prompt on stdin, answer on stdout ---- */
+
+/* Bound on a command's answer: far above any model's, below a runaway's. */
+#define LLM_CMD_MAX_ANSWER (64 << 20)
 
 static int cmd_provider(const struct llm_config *c, const char *system, const char *prompt, struct llm_reply *r,
 			char *errbuf)
@@ -697,109 +697,48 @@ static int cmd_provider(const struct llm_config *c, const char *system, const ch
 		r->reason = "provider";
 		return errf(errbuf, "cmd provider: no command (--cmd or KSCI_LLM_CMD)");
 	}
-	int in[2], out[2];
-	if (pipe(in) != 0 || pipe(out) != 0) {
+	struct strbuf sys = STRBUF_INIT, model = STRBUF_INIT;
+	sb_printf(&sys, "KSCI_LLM_SYSTEM=%s", system ? system : "");
+	sb_printf(&model, "KSCI_LLM_MODEL=%s", c->model ? c->model : "");
+	const char *env[] = {sys.buf, model.buf, NULL};
+	char *argv[] = {"/bin/sh", "-c", (char *)c->command, NULL};
+	/* No CPU or memory limits: the command is the user's own, not a kernel. */
+	struct proc_limits lim = {.wall_s = c->timeout, .capture = LLM_CMD_MAX_ANSWER, .pass_stderr = 1, .env = env};
+	struct proc_result pr;
+	size_t plen = strlen(prompt);
+	int rc = sys.oom || model.oom ? errf(errbuf, "out of memory") : proc_run(argv, NULL, prompt, plen, &lim, &pr, errbuf);
+	sb_release(&sys);
+	sb_release(&model);
+	if (rc != 0) {
 		r->reason = "provider";
-		return errf(errbuf, "pipe: %s", strerror(errno));
+		return -1;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		r->reason = "provider";
-		return errf(errbuf, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		setenv("KSCI_LLM_SYSTEM", system ? system : "", 1);
-		setenv("KSCI_LLM_MODEL", c->model ? c->model : "", 1);
-		execl("/bin/sh", "sh", "-c", c->command, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	fcntl(in[1], F_SETFL, O_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
-	size_t plen = strlen(prompt), woff = 0, len = 0, cap = 1 << 14;
-	char *b = malloc(cap);
-	double t0 = now_s();
-	int timed_out = 0, open_in = 1;
-	for (;;) {
-		struct pollfd p[2] = {{out[0], POLLIN, 0}, {open_in ? in[1] : -1, POLLOUT, 0}};
-		double left = c->timeout - (now_s() - t0);
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (poll(p, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			break;
-		if (open_in && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-			ssize_t k = write(in[1], prompt + woff, plen - woff);
-			if (k > 0)
-				woff += (size_t)k;
-			if (k < 0 && errno != EAGAIN) /* the command does not read its input: fine */
-				woff = plen;
-			if (woff == plen) {
-				close(in[1]);
-				open_in = 0;
-			}
-		}
-		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			if (b && cap - len < 4096) {
-				char *nb = realloc(b, cap *= 2);
-				if (!nb) {
-					free(b);
-					b = NULL;
-				} else {
-					b = nb;
-				}
-			}
-			ssize_t k = b ? read(out[0], b + len, cap - len - 1) : 0;
-			if (k <= 0)
-				break;
-			len += (size_t)k;
-		}
-	}
-	if (open_in)
-		close(in[1]);
-	close(out[0]);
-	if (timed_out)
-		kill(-pid, SIGKILL);
-	int st = 0;
-	waitpid(pid, &st, 0);
-	if (!b) {
-		r->reason = "provider";
-		return errf(errbuf, "out of memory");
-	}
-	b[len] = '\0';
-	if (timed_out) {
-		free(b);
+	if (pr.timed_out) {
 		r->reason = "timeout";
-		return errf(errbuf, "command did not answer within %.0f s", c->timeout);
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		free(b);
+		rc = errf(errbuf, "command did not answer within %.0f s", c->timeout);
+	} else if (!pr.exited || pr.code != 0) {
 		r->reason = "cmd_failed";
-		return errf(errbuf, "command failed (%s %d)", WIFEXITED(st) ? "exit" : "signal",
-			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	}
-	r->choices = calloc(1, sizeof *r->choices);
-	if (!r->choices) {
-		free(b);
+		rc = errf(errbuf, "command failed (%s %d)", pr.exited ? "exit" : "signal", pr.exited ? pr.code : pr.sig);
+	} else if (pr.out_total > pr.out_len) {
 		r->reason = "provider";
-		return errf(errbuf, "out of memory");
+		rc = errf(errbuf, "command's answer is longer than %d MiB", LLM_CMD_MAX_ANSWER >> 20);
+	} else if (!(r->choices = calloc(1, sizeof *r->choices))) {
+		r->reason = "provider";
+		rc = errf(errbuf, "out of memory");
 	}
-	r->choices[0] = r->text = b;
+	if (rc != 0) {
+		proc_result_free(&pr);
+		return rc;
+	}
+	r->choices[0] = r->text = pr.out;
 	r->nchoices = 1;
 	r->model = sdup(c->model);
 	r->finish = sdup("stop");
 	/* No tokenizer here: a rough 4 bytes per token keeps the accounting useful. */
 	r->tokens_in = (long)((strlen(system ? system : "") + plen) / 4);
-	r->tokens_out = (long)(len / 4);
+	r->tokens_out = (long)(pr.out_len / 4);
+	pr.out = NULL;
+	proc_result_free(&pr);
 	return 0;
 }
 

@@ -87,6 +87,38 @@ int main(void)
 	     "second exchange appended as its own member");
 	json_decref(x);
 	llm_reply_free(&r);
+
+	/* The cmd provider runs through lib/proc: system and model in the
+	 * environment, the prompt on stdin, the command's stderr left alone. */
+	struct llm_config ce = {.provider = "cmd", .model = "mx", .temperature = -1, .max_retries = -1,
+				.command = "printf '%s|%s|' \"$KSCI_LLM_SYSTEM\" \"$KSCI_LLM_MODEL\"; cat"};
+	rc = llm_complete(&ce, "the system", "the prompt", &r, e);
+	T_OK(rc == 0 && strcmp(r.text, "the system|mx|the prompt") == 0, "cmd provider: environment and stdin (%s)",
+	     r.text ? r.text : e);
+	llm_reply_free(&r);
+	size_t big = 1 << 20;
+	char *longp = malloc(big + 1);
+	memset(longp, 'p', big);
+	longp[big] = '\0';
+	ce.command = "echo answer";
+	rc = llm_complete(&ce, "S", longp, &r, e);
+	T_OK(rc == 0 && strcmp(r.text, "answer\n") == 0, "cmd provider: a command that ignores a 1 MiB prompt still answers");
+	llm_reply_free(&r);
+	free(longp);
+	ce.command = "exit 3";
+	rc = llm_complete(&ce, "S", "p", &r, e);
+	T_OK(rc < 0 && strcmp(r.reason, "cmd_failed") == 0 && strstr(e, "exit 3"), "cmd provider: failure keeps its reason (%s)", e);
+	llm_reply_free(&r);
+	ce.command = "kill -9 $$";
+	rc = llm_complete(&ce, "S", "p", &r, e);
+	T_OK(rc < 0 && strcmp(r.reason, "cmd_failed") == 0 && strstr(e, "signal 9"), "cmd provider: killed by a signal (%s)", e);
+	llm_reply_free(&r);
+	ce.command = "sleep 5";
+	ce.timeout = 0.3;
+	rc = llm_complete(&ce, "S", "p", &r, e);
+	T_OK(rc < 0 && strcmp(r.reason, "timeout") == 0, "cmd provider: a hang is a timeout (%s)", e);
+	llm_reply_free(&r);
+	ce.timeout = 0;
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
