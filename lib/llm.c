@@ -236,34 +236,20 @@ static void reply_from_response(struct llm_reply *r, const json_t *resp)
 	r->tokens_out = (long)json_integer_value(json_object_get(resp, "tokens_out"));
 }
 
-/* ---- prices: "MODEL USD_PER_MTOK_IN USD_PER_MTOK_OUT", '#' comments, "*" any ---- */
+/* ---- prices: lib/price, the table and rule kreport uses too ---- */
 
-static double price_of(const char *path, const char *model, long tin, long tout)
+/* NAN when there is no table, it cannot be read or parsed, or nothing in it
+ * matches: the record then carries tokens and no cost, and kreport prices
+ * them from its own --prices the same way. */
+static double call_cost(const char *path, const char *model, const char *provider, long tin, long tout)
 {
-	if (!path)
+	struct price_table t;
+	char e[ERRBUF];
+	if (!path || price_load(&t, path, e) < 0)
 		return NAN;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NAN;
-	char line[512], name[256];
-	double pin, pout, star = NAN;
-	double found = NAN;
-	while (fgets(line, sizeof line, f)) {
-		char *h = strchr(line, '#');
-		if (h)
-			*h = '\0';
-		if (sscanf(line, "%255s %lf %lf", name, &pin, &pout) != 3)
-			continue;
-		double cost = (tin * pin + tout * pout) / 1e6;
-		if (model && strcmp(name, model) == 0) {
-			found = cost;
-			break;
-		}
-		if (strcmp(name, "*") == 0)
-			star = cost;
-	}
-	fclose(f);
-	return isnan(found) ? star : found;
+	double cost = price_of(&t, model, provider, (double)tin, (double)tout);
+	price_free(&t);
+	return cost;
 }
 
 /* ---- cache ---- */
@@ -884,7 +870,7 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 			close(slot);
 	}
 	r->latency_s = now_s() - t0;
-	r->cost_usd = price_of(c.prices, r->model ? r->model : c.model, r->tokens_in, r->tokens_out);
+	r->cost_usd = call_cost(c.prices, r->model ? r->model : c.model, c.provider, r->tokens_in, r->tokens_out);
 	if (!replay && (rc == 0 || r->text || r->attempts > 0)) {
 		json_t *entry = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:f}", "time",
 					  (json_int_t)time(NULL), "provider", c.provider, "model", c.model, "key", r->key,

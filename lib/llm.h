@@ -55,7 +55,7 @@ struct llm_config {
 	const char *cache_dir;  /* NULL: no cache, no concurrency bound */
 	int no_cache;           /* read nothing from the cache (still writes) */
 	const char *transcript; /* gzip NDJSON file appended per exchange; NULL: none */
-	const char *prices;     /* price table "MODEL USD_PER_MTOK_IN USD_PER_MTOK_OUT" */
+	const char *prices;     /* price table file (lib/price.h, the one kreport reads); NULL: no cost */
 	uint64_t jitter_seed;   /* for backoff jitter */
 };
 

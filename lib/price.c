@@ -1,4 +1,4 @@
-/* report_price: the price-table parser and lookup; see report_price.h. */
+/* price: the price-table parser and lookup; see price.h. */
 #include "price.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@ static int parse_price(const char *s, double *out)
 	return 0;
 }
 
-int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, char *errbuf)
+int price_parse(struct price_table *t, const char *text, const char *name, char *errbuf)
 {
 	memset(t, 0, sizeof *t);
 	long line = 0;
@@ -31,7 +31,7 @@ int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, cha
 		line++;
 		char buf[512];
 		if (n >= sizeof buf) {
-			rp_prices_free(t);
+			price_free(t);
 			return errf(errbuf, "%s: line %ld: line too long", name, line);
 		}
 		memcpy(buf, p, n);
@@ -53,16 +53,16 @@ int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, cha
 		}
 		if (nf == 0)
 			continue;
-		struct rp_price pr;
+		struct price pr;
 		if (nf != 3 || parse_price(f[1], &pr.in) < 0 || parse_price(f[2], &pr.out) < 0) {
-			rp_prices_free(t);
+			price_free(t);
 			return errf(errbuf, "%s: line %ld: want \"NAME USD_PER_MTOK_IN USD_PER_MTOK_OUT\"", name, line);
 		}
-		struct rp_price *np = realloc(t->p, (t->n + 1) * sizeof *np);
+		struct price *np = realloc(t->p, (t->n + 1) * sizeof *np);
 		if (!np || !(pr.name = strdup(f[0]))) {
 			if (np)
 				t->p = np;
-			rp_prices_free(t);
+			price_free(t);
 			return errf(errbuf, "out of memory");
 		}
 		t->p = np;
@@ -71,18 +71,18 @@ int rp_prices_parse(struct rp_prices *t, const char *text, const char *name, cha
 	return 0;
 }
 
-int rp_prices_load(struct rp_prices *t, const char *path, char *errbuf)
+int price_load(struct price_table *t, const char *path, char *errbuf)
 {
 	memset(t, 0, sizeof *t);
 	char *text;
 	if (file_read(path, &text, NULL, errbuf) < 0)
 		return -1;
-	int rc = rp_prices_parse(t, text, path, errbuf);
+	int rc = price_parse(t, text, path, errbuf);
 	free(text);
 	return rc;
 }
 
-static const struct rp_price *find(const struct rp_prices *t, const char *name)
+static const struct price *find(const struct price_table *t, const char *name)
 {
 	for (size_t i = 0; name && i < t->n; i++)
 		if (strcmp(t->p[i].name, name) == 0)
@@ -90,10 +90,10 @@ static const struct rp_price *find(const struct rp_prices *t, const char *name)
 	return NULL;
 }
 
-double rp_price_of(const struct rp_prices *t, const char *model, const char *generator, double tok_in,
+double price_of(const struct price_table *t, const char *model, const char *generator, double tok_in,
 		   double tok_out)
 {
-	const struct rp_price *p = find(t, model);
+	const struct price *p = find(t, model);
 	if (!p)
 		p = find(t, generator);
 	if (!p)
@@ -101,7 +101,7 @@ double rp_price_of(const struct rp_prices *t, const char *model, const char *gen
 	return p ? (tok_in * p->in + tok_out * p->out) / 1e6 : NAN;
 }
 
-void rp_prices_free(struct rp_prices *t)
+void price_free(struct price_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->p[i].name);

@@ -33,14 +33,14 @@ static int eligible(const struct rp_cand *c)
 	return c->status && strcmp(c->status, ST_TIMED) == 0 && isfinite(c->sp_base) && c->sp_base > 0;
 }
 
-static void add_cost(struct rp_cost *k, const struct rp_cand *c, const struct rp_prices *prices)
+static void add_cost(struct rp_cost *k, const struct rp_cand *c, const struct price_table *prices)
 {
 	k->tok_in += c->tok_in;
 	k->tok_out += c->tok_out;
 	k->seconds += c->seconds;
 	double m = c->cost;
 	if (!isfinite(m) && (c->tok_in > 0 || c->tok_out > 0)) {
-		m = prices ? rp_price_of(prices, c->model, c->generator, c->tok_in, c->tok_out) : NAN;
+		m = prices ? price_of(prices, c->model, c->generator, c->tok_in, c->tok_out) : NAN;
 		if (!isfinite(m)) {
 			k->unpriced++;
 			return;
@@ -112,7 +112,7 @@ static int lineage(struct rp_task *t, const struct rp_data *d)
 }
 
 /* Candidates [lo, hi) of d->c all belong to task t. */
-static int one_task(struct rp_task *t, const struct rp_data *d, size_t lo, size_t hi, const struct rp_prices *prices)
+static int one_task(struct rp_task *t, const struct rp_data *d, size_t lo, size_t hi, const struct price_table *prices)
 {
 	t->name = d->c[lo]->task;
 	t->candidates = (long)(hi - lo);
@@ -144,7 +144,7 @@ static int one_task(struct rp_task *t, const struct rp_data *d, size_t lo, size_
 	return t->best ? lineage(t, d) : 0;
 }
 
-int rp_report_make(struct rp_report *r, const struct rp_data *d, const struct rp_prices *prices, char *errbuf)
+int rp_report_make(struct rp_report *r, const struct rp_data *d, const struct price_table *prices, char *errbuf)
 {
 	memset(r, 0, sizeof *r);
 	r->data = d;

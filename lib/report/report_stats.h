@@ -72,7 +72,7 @@ struct rp_report {
 };
 
 /* prices may be NULL (no table: only records' own costs count).  -1 on OOM. */
-int rp_report_make(struct rp_report *r, const struct rp_data *d, const struct rp_prices *prices, char *errbuf);
+int rp_report_make(struct rp_report *r, const struct rp_data *d, const struct price_table *prices, char *errbuf);
 void rp_report_free(struct rp_report *r);
 
 /* Per-improvement figure: total / n, NAN when n is 0. */

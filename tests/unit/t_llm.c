@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "llm.h"
+#include "price.h"
 #include "t.h"
 
 int main(void)
@@ -119,6 +120,39 @@ int main(void)
 	T_OK(rc < 0 && strcmp(r.reason, "timeout") == 0, "cmd provider: a hang is a timeout (%s)", e);
 	llm_reply_free(&r);
 	ce.timeout = 0;
+
+	/* One price table: the cost kgen's accounting records for a call is the
+	 * money kreport gives the same tokens of the same model and generator. */
+	char prices[256];
+	snprintf(prices, sizeof prices, "%s/prices", dir);
+	FILE *pf = fopen(prices, "w");
+	fputs("# model in out\nmx 2 8\ncmd 1 1\n* 0.5 0.5\n", pf);
+	fclose(pf);
+	struct price_table pt;
+	T_OK(price_load(&pt, prices, e) == 0, "price table loads");
+	ce.prices = prices;
+	ce.command = "echo a fairly long answer of some forty bytes";
+	rc = llm_complete(&ce, "system", "a prompt of a few more bytes than that", &r, e);
+	double want = price_of(&pt, "mx", "cmd", (double)r.tokens_in, (double)r.tokens_out);
+	T_OK(rc == 0 && r.tokens_in > 0 && r.cost_usd == want, "same-price: llm and kreport price a call alike (%g, %g)",
+	     r.cost_usd, want);
+	llm_reply_free(&r);
+	/* Bug: llm's own table skipped the generator line and priced an unlisted
+	 * model by "*"; kreport priced it by "cmd". */
+	ce.model = "unlisted";
+	rc = llm_complete(&ce, "system", "another prompt", &r, e);
+	want = price_of(&pt, "unlisted", "cmd", (double)r.tokens_in, (double)r.tokens_out);
+	T_OK(rc == 0 && r.cost_usd == want && want == (r.tokens_in + r.tokens_out) / 1e6,
+	     "same-price: an unlisted model is priced by its provider's line, as kreport does");
+	llm_reply_free(&r);
+	price_free(&pt);
+	pf = fopen(prices, "w");
+	fputs("mx 2\n", pf);
+	fclose(pf);
+	ce.model = "mx";
+	rc = llm_complete(&ce, "system", "a third prompt", &r, e);
+	T_OK(rc == 0 && isnan(r.cost_usd), "a table kreport rejects prices nothing in the accounting either");
+	llm_reply_free(&r);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

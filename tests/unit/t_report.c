@@ -143,18 +143,18 @@ static void test_stats(void)
 
 static void test_prices(void)
 {
-	struct rp_prices t;
+	struct price_table t;
 	char e[ERRBUF];
-	T_OK(rp_prices_parse(&t, "# c\n\nm 2 8 # x\nopenai 1 1\n* 0.5 0.5\n", "p", e) == 0 && t.n == 3, "parse three lines");
-	T_OK(fabs(rp_price_of(&t, "m", "openai", 1e6, 5e5) - 6.0) < 1e-12, "model first: 2 + 4");
-	T_OK(fabs(rp_price_of(&t, "other", "openai", 1e6, 1e6) - 2.0) < 1e-12, "then generator");
-	T_OK(fabs(rp_price_of(&t, NULL, NULL, 2e6, 0) - 1.0) < 1e-12, "then *");
-	rp_prices_free(&t);
-	T_OK(rp_prices_parse(&t, "m 1\n", "p", e) == 0 ? 0 : 1, "two fields is an error");
+	T_OK(price_parse(&t, "# c\n\nm 2 8 # x\nopenai 1 1\n* 0.5 0.5\n", "p", e) == 0 && t.n == 3, "parse three lines");
+	T_OK(fabs(price_of(&t, "m", "openai", 1e6, 5e5) - 6.0) < 1e-12, "model first: 2 + 4");
+	T_OK(fabs(price_of(&t, "other", "openai", 1e6, 1e6) - 2.0) < 1e-12, "then generator");
+	T_OK(fabs(price_of(&t, NULL, NULL, 2e6, 0) - 1.0) < 1e-12, "then *");
+	price_free(&t);
+	T_OK(price_parse(&t, "m 1\n", "p", e) == 0 ? 0 : 1, "two fields is an error");
 	T_OK(strstr(e, "p: line 1:") != NULL, "error names the line: %s", e);
-	T_OK(rp_prices_parse(&t, "m 1 -2\n", "p", e) < 0, "negative price is an error");
-	T_OK(rp_prices_parse(&t, "m 1 1\n", "p", e) == 0 && isnan(rp_price_of(&t, "x", "y", 1, 1)), "no match: NAN");
-	rp_prices_free(&t);
+	T_OK(price_parse(&t, "m 1 -2\n", "p", e) < 0, "negative price is an error");
+	T_OK(price_parse(&t, "m 1 1\n", "p", e) == 0 && isnan(price_of(&t, "x", "y", 1, 1)), "no match: NAN");
+	price_free(&t);
 }
 
 static void test_fmt(void)

@@ -104,8 +104,8 @@ int main(int argc, char **argv)
 		text = 1;
 
 	char e[ERRBUF];
-	struct rp_prices prices = {0};
-	if (prices_path && rp_prices_load(&prices, prices_path, e) < 0) {
+	struct price_table prices = {0};
+	if (prices_path && price_load(&prices, prices_path, e) < 0) {
 		warnx_("%s", e);
 		usage(KSCI_EXIT_USAGE);
 	}
@@ -142,6 +142,6 @@ int main(int argc, char **argv)
 	}
 	rp_report_free(&r);
 	rp_data_free(&d);
-	rp_prices_free(&prices);
+	price_free(&prices);
 	return status;
 }
