@@ -31,6 +31,16 @@
 #include "sha256.h"
 #include "strbuf.h"
 
+const char *const llm_providers[] = {"openai", "anthropic", "cmd", "replay", NULL};
+
+int llm_provider_known(const char *p)
+{
+	for (int i = 0; p && llm_providers[i]; i++)
+		if (strcmp(p, llm_providers[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;

@@ -77,6 +77,12 @@ struct llm_reply {
 	const char *reason;   /* failure reason word, NULL on success */
 };
 
+/* The model providers, in one list: "openai", "anthropic", "cmd", "replay",
+ * then NULL (kgen's offline "mutate" generator is not one). */
+extern const char *const llm_providers[];
+/* Whether p names one of them (NULL: no). */
+int llm_provider_known(const char *p);
+
 /* Fill defaults from the environment for fields left empty. */
 void llm_config_defaults(struct llm_config *c);
 /* 0 and a reply; -1, reply->reason and errbuf. */

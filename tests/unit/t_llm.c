@@ -153,6 +153,9 @@ int main(void)
 	rc = llm_complete(&ce, "system", "a third prompt", &r, e);
 	T_OK(rc == 0 && isnan(r.cost_usd), "a table kreport rejects prices nothing in the accounting either");
 	llm_reply_free(&r);
+
+	T_OK(llm_provider_known("openai") && llm_provider_known("replay") && !llm_provider_known("mutate") &&
+	     !llm_provider_known(NULL), "provider list: the four providers, not mutate");
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -184,11 +184,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return KSCI_EXIT_USAGE;
 		}
 	}
-	static const char *const providers[] = {"mutate", "openai", "anthropic", "cmd", "replay", NULL};
-	int known = 0;
-	for (int i = 0; providers[i]; i++)
-		known |= strcmp(g.generator, providers[i]) == 0;
-	if (!known) {
+	if (strcmp(g.generator, "mutate") != 0 && !llm_provider_known(g.generator)) {
 		warnx_("unknown provider \"%s\"", g.generator);
 		usage(stderr);
 		return KSCI_EXIT_USAGE;

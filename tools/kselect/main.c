@@ -222,8 +222,7 @@ int main(int argc, char **argv)
 		die(KSCI_EXIT_USAGE, "--strategy llm needs a model provider (--provider ...)%s",
 		    provider ? ": mutate is not a model" : "");
 	if (o.strategy == SEL_LLM) {
-		if (strcmp(provider, "openai") && strcmp(provider, "anthropic") && strcmp(provider, "cmd") &&
-		    strcmp(provider, "replay"))
+		if (!llm_provider_known(provider))
 			die(KSCI_EXIT_USAGE, "--provider: unknown provider \"%s\" (openai, anthropic, cmd, replay)", provider);
 		lc.provider = provider;
 		llm_config_defaults(&lc);
