@@ -41,13 +41,6 @@ int llm_provider_known(const char *p)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
 	if (s <= 0)
@@ -321,7 +314,7 @@ static int slot_take(const struct llm_config *c, double deadline)
 				return fd;
 			close(fd);
 		}
-		if (now_s() > deadline)
+		if (proc_now() > deadline)
 			return -1; /* waited long enough: go on rather than hang */
 		sleep_s(0.05);
 	}
@@ -492,14 +485,23 @@ static void api_error_text(const char *body, char *out, size_t n)
 }
 
 /* Parse a 200 body.  0 ok; -1 with reason. */
-static int parse_openai(const char *body, struct llm_reply *r, char *errbuf)
+/* A 200 body as JSON; NULL with reason "truncated" (retried) when it is not. */
+static json_t *load_body(const char *body, struct llm_reply *r, char *errbuf)
 {
 	json_error_t je;
 	json_t *j = json_loads(body, 0, &je);
 	if (!j) {
 		r->reason = "truncated";
-		return errf(errbuf, "response body is not complete JSON: %s", je.text);
+		errf(errbuf, "response body is not complete JSON: %s", je.text);
 	}
+	return j;
+}
+
+static int parse_openai(const char *body, struct llm_reply *r, char *errbuf)
+{
+	json_t *j = load_body(body, r, errbuf);
+	if (!j)
+		return -1;
 	json_t *ch = json_object_get(j, "choices");
 	if (!json_is_array(ch) || json_array_size(ch) == 0) {
 		json_decref(j);
@@ -535,12 +537,9 @@ static int parse_openai(const char *body, struct llm_reply *r, char *errbuf)
 
 static int parse_anthropic(const char *body, struct llm_reply *r, char *errbuf)
 {
-	json_error_t je;
-	json_t *j = json_loads(body, 0, &je);
-	if (!j) {
-		r->reason = "truncated";
-		return errf(errbuf, "response body is not complete JSON: %s", je.text);
-	}
+	json_t *j = load_body(body, r, errbuf);
+	if (!j)
+		return -1;
 	json_t *content = json_object_get(j, "content");
 	if (!json_is_array(content)) {
 		json_decref(j);
@@ -605,7 +604,7 @@ static int http_provider(const struct llm_config *c, const char *system, const c
 	char *body = anth ? anthropic_body(c, system, prompt) : openai_body(c, system, prompt, flipped);
 	for (int attempt = 0;; attempt++) {
 		struct http_resp resp;
-		double left = c->timeout - (now_s() - t0);
+		double left = c->timeout - (proc_now() - t0);
 		if (left <= 0.05) {
 			r->reason = "timeout";
 			free(body);
@@ -671,7 +670,7 @@ static int http_provider(const struct llm_config *c, const char *system, const c
 		r->attempts = att;
 		r->http_status = st;
 		double w = llm_backoff(attempt, c->backoff_base, c->backoff_max, ra, &rng);
-		if (now_s() - t0 + w > c->timeout) {
+		if (proc_now() - t0 + w > c->timeout) {
 			free(body);
 			size_t l = strlen(errbuf);
 			snprintf(errbuf + l, ERRBUF - l, " (next retry would pass the %.0f s limit)", c->timeout);
@@ -833,7 +832,7 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 	r->cost_usd = NAN;
 	prompt_hash(system, prompt, r->prompt_hash);
 	llm_cache_key(&c, system, prompt, r->key);
-	double t0 = now_s();
+	double t0 = proc_now();
 	int replay = strcmp(c.provider, "replay") == 0;
 	json_t *hit = replay ? NULL : cache_get(&c, r->key);
 	if (hit && json_is_object(json_object_get(hit, "response"))) {
@@ -841,7 +840,7 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 		json_t *x = json_object_get(hit, "exchange");
 		r->exchange = json_is_object(x) ? json_incref(x) : NULL;
 		r->cached = 1;
-		r->latency_s = now_s() - t0;
+		r->latency_s = proc_now() - t0;
 		if (r->text && c.transcript && c.replay_key) {
 			/* Logged too, so that replay finds an answer for every
 			 * call of a run; the record still points at the original. */
@@ -879,7 +878,7 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 		if (slot >= 0)
 			close(slot);
 	}
-	r->latency_s = now_s() - t0;
+	r->latency_s = proc_now() - t0;
 	r->cost_usd = call_cost(c.prices, r->model ? r->model : c.model, c.provider, r->tokens_in, r->tokens_out);
 	if (!replay && (rc == 0 || r->text || r->attempts > 0)) {
 		json_t *entry = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:f}", "time",
