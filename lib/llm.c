@@ -26,6 +26,7 @@
 
 #include "file.h"
 #include "http.h"
+#include "ndjson.h"
 #include "price.h"
 #include "proc.h"
 #include "sha256.h"
@@ -385,49 +386,15 @@ static json_t *transcript_add(const char *file, json_t *entry)
 	return ptr;
 }
 
-/* One line of g (its newline included) into b, which is emptied first:
- * 1 a line, 0 end of file, -1 out of memory. */
-static int gz_line(gzFile g, struct strbuf *b)
-{
-	b->len = 0;
-	for (;;) {
-		if (sb_grow(b, 1 << 16) != 0)
-			return -1;
-		if (!gzgets(g, b->buf + b->len, (int)(b->alloc - b->len)))
-			break;
-		b->len += strlen(b->buf + b->len);
-		if (b->len && b->buf[b->len - 1] == '\n')
-			break;
-	}
-	return b->len > 0;
-}
-
 json_t *llm_transcript_read(const char *file, long long offset, char *errbuf)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		errf(errbuf, "%s: %s", file, strerror(errno));
+	struct nd_reader *r = nd_open_at(file, offset, errbuf);
+	if (!r)
 		return NULL;
-	}
-	if (lseek(fd, (off_t)offset, SEEK_SET) < 0) {
-		errf(errbuf, "%s: seek: %s", file, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	gzFile g = gzdopen(fd, "rb");
-	if (!g) {
-		close(fd);
-		errf(errbuf, "%s: gzdopen failed", file);
-		return NULL;
-	}
-	struct strbuf b = STRBUF_INIT;
-	int got = gz_line(g, &b);
-	gzclose(g);
-	json_error_t je;
-	json_t *j = got > 0 ? json_loadb(b.buf, b.len, 0, &je) : NULL;
-	if (!j)
+	json_t *j = NULL;
+	if (nd_next(r, &j, errbuf) != 1)
 		errf(errbuf, "%s: offset %lld: no transcript entry there", file, offset);
-	sb_release(&b);
+	nd_close(r);
 	return j;
 }
 
@@ -755,14 +722,19 @@ static int replay_load(const char *paths, char *errbuf)
 	replay_paths = strdup(paths);
 	char *list = strdup(paths), *save = NULL;
 	for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-		gzFile g = gzopen(p, "rb");
-		if (!g) {
+		char why[ERRBUF];
+		struct nd_reader *rd = nd_open(p, why);
+		if (!rd) {
 			free(list);
-			return errf(errbuf, "replay: %s: %s", p, strerror(errno));
+			return errf(errbuf, "replay: %s", why);
 		}
-		struct strbuf line = STRBUF_INIT;
-		while (gz_line(g, &line) > 0) {
-			json_t *e = json_loadb(line.buf, line.len, 0, NULL);
+		json_t *e;
+		int rc;
+		/* A line that is not an entry (-1) is passed over, as a torn last
+		 * line of an interrupted run; a read error (-2) ends this file. */
+		while ((rc = nd_next(rd, &e, errbuf)) != 0 && rc != -2) {
+			if (rc < 0)
+				continue;
 			const char *h = json_string_value(json_object_get(e, "prompt_hash"));
 			if (h && json_is_object(json_object_get(e, "response")) && !json_object_get(e, "error")) {
 				json_t *a = json_object_get(replay_index, h);
@@ -779,8 +751,7 @@ static int replay_load(const char *paths, char *errbuf)
 			}
 			json_decref(e);
 		}
-		sb_release(&line);
-		gzclose(g);
+		nd_close(rd);
 	}
 	free(list);
 	return 0;

@@ -19,6 +19,9 @@ struct nd_reader;
 
 /* path "-" or NULL means stdin.  NULL on failure, message in errbuf. */
 struct nd_reader *nd_open(const char *path, char *errbuf);
+/* The same from byte offset of path: the start of one gzip member of a file
+ * of appended members (a transcript entry, lib/llm.h), or of a plain line. */
+struct nd_reader *nd_open_at(const char *path, long long offset, char *errbuf);
 /* 1: *rec is a JSON object; 0: end of input; -1: this line is not a JSON
  * object (errbuf says why; the caller reports it, the next call goes on);
  * -2: read error (errbuf), stop. Blank lines are skipped silently. */
