@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "harness.h"
 #include "proc.h"
 #include "rec.h"
 #include "sha256.h"
@@ -82,25 +83,6 @@ static const char *compiler_identity(const char *backend, char *e)
 	snprintf(ids[i], sizeof ids[i], "%s", first_line(line));
 	proc_result_free(&r);
 	return ids[i];
-}
-
-static void cpu_model(char *buf, size_t n)
-{
-	snprintf(buf, n, "unknown");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, "model name", 10) == 0) {
-			char *c = strchr(line, ':');
-			if (c) {
-				snprintf(buf, n, "%s", c + 2);
-				buf[strcspn(buf, "\n")] = '\0';
-			}
-			break;
-		}
-	fclose(f);
 }
 
 /* argv for the back end; flags (borrowed strings) also go into *flags. */
@@ -347,7 +329,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	free(fl);
 	if (strcmp(backend, "c") == 0) {
 		char cpu[256];
-		cpu_model(cpu, sizeof cpu);
+		dev_host_cpu_model(cpu, sizeof cpu);
 		sha256_update(&h, cpu, strlen(cpu) + 1);
 	}
 	sha256_update(&h, wtext, wlen);

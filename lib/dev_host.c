@@ -39,18 +39,25 @@ static int h_call(ksci_call_fn fn, void **args, double *seconds, char *e)
 	return 0;
 }
 
-static json_t *h_env(void)
+void dev_host_cpu_model(char *buf, size_t n)
 {
-	char model[256] = "unknown", line[512];
+	char line[512];
+	snprintf(buf, n, "unknown");
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	while (f && fgets(line, sizeof line, f))
 		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-			snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-			model[strcspn(model, "\n")] = '\0';
+			snprintf(buf, n, "%s", strchr(line, ':') + 2);
+			buf[strcspn(buf, "\n")] = '\0';
 			break;
 		}
 	if (f)
 		fclose(f);
+}
+
+static json_t *h_env(void)
+{
+	char model[256];
+	dev_host_cpu_model(model, sizeof model);
 	struct utsname u;
 	uname(&u);
 	return json_pack("{s:s, s:s, s:I, s:s}", "device", "cpu", "cpu", model, "cpus",

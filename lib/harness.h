@@ -43,6 +43,9 @@ struct dev_ops {
 };
 
 extern const struct dev_ops dev_host;
+/* The host CPU's model name from /proc/cpuinfo, "unknown" when there is none:
+ * the c back end's time.env.cpu and part of its compile-cache key. */
+void dev_host_cpu_model(char *buf, size_t n);
 
 /* Run a job; returns the result object, or NULL with errbuf set when the job
  * itself is malformed or a kernel library cannot be loaded. */
