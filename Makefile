@@ -11,7 +11,7 @@ CUDA    ?= /usr/local/cuda
 
 # -Wno-format-truncation: messages are cut to their buffers on purpose.
 KSCI_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation \
-	-Ilib -DKSCI_DATADIR='"$(DATADIR)"'
+	-Ilib -I$(B)/gen -DKSCI_DATADIR='"$(DATADIR)"'
 LDLIBS  = -ljansson -lcurl -lz -lm -ldl -lpthread
 
 ifdef SAN
@@ -34,10 +34,27 @@ CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools
 endif
 
 .SECONDARY:
-.PHONY: all check check-unit check-sh check-san demo check-gpu gpu-bundle install clean lint bench
+.PHONY: all check check-unit check-sh check-san demo check-gpu gpu-bundle install clean lint bench FORCE
 all: $(BINS) $(CUDA_BINS)
 
-$(B)/obj/%.o: %.c
+# Everything that changes what gets built, in one file rewritten only when it
+# changes (git's GIT-CFLAGS): every object and program depends on it, so
+# `make install DATADIR=...` after `make` recompiles instead of installing
+# tools that look for their data in the source tree.
+KSCI_CONFIG = CC=$(CC) KSCI_CFLAGS=$(KSCI_CFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) LDLIBS=$(LDLIBS) CUDA=$(CUDA)
+$(B)/KSCI-CFLAGS: FORCE
+	@mkdir -p $(B)
+	@printf '%s\n' '$(subst ','\'',$(KSCI_CONFIG))' >$@+
+	@if cmp -s $@+ $@; then rm -f $@+; else echo "    * new build flags"; mv $@+ $@; fi
+
+# --help is made from the tool's page (scripts/gen-help.sh), so the two agree.
+HELP_TOOLS = $(filter $(TOOLS),$(patsubst docs/tools/%.md,%,$(wildcard docs/tools/k*.md)))
+$(B)/gen/%-help.h: docs/tools/%.md scripts/gen-help.sh
+	@mkdir -p $(dir $@)
+	sh scripts/gen-help.sh -c $< >$@+ && mv $@+ $@
+$(HELP_TOOLS:%=$(B)/obj/tools/%/main.o): $(B)/obj/tools/%/main.o: $(B)/gen/%-help.h
+
+$(B)/obj/%.o: %.c $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
@@ -45,20 +62,20 @@ $(B)/libksci.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/libksci.a
+$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/libksci.a $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(B)/libksci.a $(LDLIBS)
 
 # The CUDA harness: the same main with the CUDA device layer linked in.
-$(B)/obj/cuda/%.o: %.c
+$(B)/obj/cuda/%.o: %.c $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -MMD -MP -DKSCI_WITH_CUDA -I$(CUDA)/include -c -o $@ $<
 
-$(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(B)/libksci.a
+$(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(B)/libksci.a $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libksci.a
+$(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libksci.a $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/libksci.a $(LDLIBS)
 
@@ -90,8 +107,10 @@ gpu-bundle:
 bench: all
 	bench/kselect/run.sh
 
+# Shell scripts shellcheck-clean; C without the banned functions (scripts/banned.sh says why).
 lint:
 	shellcheck -x -P SCRIPTDIR $(wildcard pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh bench/*.sh bench/*/*.sh) .ci/run
+	sh scripts/banned.sh lib tools tests/unit
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ksci

@@ -1,6 +1,7 @@
 /* tool: the shared record loop; see tool.h. */
 #include "tool.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -17,10 +18,51 @@ void tool_warn(struct tool *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Once a write failed, stdout stays failed (its error flag is set), so every
+ * later check would fail too: one message says it all. */
+static int write_error_told;
+
+int tool_write_error(void)
+{
+	if (!write_error_told) {
+		write_error_told = 1;
+		warn_("write error");
+	}
+	return KSCI_EXIT_FATAL;
+}
+
+int tool_usage(int code, const char *usage, const char *help)
+{
+	if (code != 0) {
+		fputs(usage, stderr);
+		return code;
+	}
+	fputs(usage, stdout);
+	fputs(help, stdout);
+	return tool_exit(KSCI_EXIT_OK);
+}
+
+int tool_exit(int code)
+{
+	/* fclose also reports a failure that fflush left for the close (NFS);
+	 * an error flag set by an earlier write has no errno left: EIO then. */
+	errno = 0;
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	if (fclose(stdout) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (!bad)
+		return code;
+	errno = e ? e : EIO;
+	return tool_write_error();
+}
+
 int tool_emit(struct tool *t, const json_t *rec)
 {
 	if (nd_write(t->out, rec) != 0) {
-		warn_("write error");
+		tool_write_error();
 		t->status = KSCI_EXIT_FATAL;
 		return -1;
 	}
@@ -76,7 +118,7 @@ int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx)
 		if (run_one(t, paths[i], fn, ctx) < 0)
 			break;
 	if (fflush(t->out) != 0 || ferror(t->out)) {
-		warn_("write error");
+		tool_write_error();
 		t->status = KSCI_EXIT_FATAL;
 	}
 	return t->status;

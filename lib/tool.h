@@ -7,6 +7,12 @@
  * the function marks bad is still written (exit 1); a write error stops
  * everything (exit 3).  The function owns nothing: it emits (possibly
  * several) records through tool_emit and the loop frees the input record.
+ *
+ * The ends of a tool are here too, so every tool ends the same way (jq's
+ * main.c "out:", sbase's fshut): tool_usage prints --help or the usage of a
+ * usage error, tool_exit checks stdout once more before the exit code is
+ * returned, and a write error is reported once per process, however many
+ * writes fail after it.  Exit codes come from these return values only.
  */
 #ifndef KSCI_TOOL_H
 #define KSCI_TOOL_H
@@ -31,5 +37,16 @@ int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx);
 int tool_emit(struct tool *t, const json_t *rec);
 /* Report a problem with the current record: "prog: <input>: line N: msg". */
 void tool_warn(struct tool *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "prog: write error: <strerror>" on stderr, the first time only.  Call with
+ * errno as the failed write left it.  Returns KSCI_EXIT_FATAL. */
+int tool_write_error(void);
+/* code 0 (--help): usage and help on stdout.  Otherwise (a usage error,
+ * already explained by a message): usage on stderr.  Returns code, or
+ * KSCI_EXIT_FATAL when stdout could not be written (after tool_write_error). */
+int tool_usage(int code, const char *usage, const char *help);
+/* The last thing a tool does: flush and close stdout (a full disk is an error,
+ * not silence).  Returns code, or KSCI_EXIT_FATAL after tool_write_error. */
+int tool_exit(int code);
 
 #endif

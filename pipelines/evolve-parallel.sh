@@ -21,8 +21,9 @@ usage() {
 usage: evolve-parallel.sh [options]
   evolve.sh's options:
   --task NAME, --backend B, --generations G, --population P, --archive FILE,
-  --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC, --kselect-opt OPT, --kgen-opt OPT,
-  --kcompile-opt OPT, --kverify-opt OPT, --ktime-opt OPT, -q/--quiet  (see evolve.sh --help)
+  --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC,
+  --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
+  --ktime-opt OPT, -q/--quiet  (see evolve.sh --help)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
   --chunk N            candidates per job (default: 1)

@@ -14,6 +14,7 @@ usage: report.sh [--out DIR] [--prices FILE] [--peak-gbps N] [--peak-gflops N] [
   --peak-gbps N, --peak-gflops N
                  machine peaks for "% of physical limit"
   --text         also print the text report on stdout
+  -h, --help     this text
 
 Writes DIR/report.txt, DIR/report.html, DIR/speedup.{png,svg},
 DIR/lineage-<task>.{png,svg} and the inputs they were drawn from.

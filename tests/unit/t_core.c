@@ -162,6 +162,29 @@ static void test_opt(void)
 	T_OK(opt_double("--budget", "1x", 0, 10, &d, e) < 0, "opt_double rejects junk");
 	T_OK(opt_long("-n", "12", 1, 100, &l, e) == 0 && l == 12, "opt_long accepts");
 	T_OK(opt_long("-n", "0", 1, 100, &l, e) < 0, "opt_long range");
+
+	/* One message style for every tool (kgen and kreport had their own). */
+	uint64_t u;
+	T_OK(opt_double("--budget", "0", 0.001, 3600, &d, e) < 0 && strcmp(e, "--budget: 0 is outside 0.001..3600") == 0,
+	     "opt message: out of range (%s)", e);
+	T_OK(opt_double("--peak-gbps", "fast", 1e-6, 1e12, &d, e) < 0 && strcmp(e, "--peak-gbps: \"fast\" is not a number") == 0,
+	     "opt message: not a number (%s)", e);
+	T_OK(opt_long("--children", "x", 1, 1000, &l, e) < 0 && strcmp(e, "--children: \"x\" is not an integer") == 0,
+	     "opt message: not an integer (%s)", e);
+	T_OK(opt_long("--children", "1001", 1, 1000, &l, e) < 0 && strcmp(e, "--children: 1001 is outside 1..1000") == 0,
+	     "opt message: integer out of range (%s)", e);
+	T_OK(opt_long("--seed", "99999999999999999999", 0, 10, &l, e) < 0 && strstr(e, "is outside 0..10"),
+	     "opt_long: overflow is out of range, not junk (%s)", e);
+	T_OK(opt_double("--budget", "1e999", 0, 10, &d, e) < 0 && strstr(e, "is outside"), "opt_double: overflow is out of range");
+	T_OK(opt_double("--budget", "nan", 0, 10, &d, e) < 0 && strstr(e, "is not a number"), "opt_double: nan is not a number");
+	T_OK(opt_long("-n", " 5", 1, 10, &l, e) < 0 && opt_long("-n", "", 1, 10, &l, e) < 0 &&
+	     opt_long("-n", "0x5", 1, 10, &l, e) < 0, "opt_long: leading space, empty and hex are not integers");
+	l = 7;
+	T_OK(opt_long("-n", "500", 1, 10, &l, e) < 0 && l == 7, "opt: *out untouched on error");
+	T_OK(opt_u64("--seed", "18446744073709551615", &u, e) == 0 && u == UINT64_MAX, "opt_u64 accepts UINT64_MAX");
+	T_OK(opt_u64("--seed", "-1", &u, e) < 0 && strcmp(e, "--seed: -1 is outside 0..18446744073709551615") == 0,
+	     "opt_u64: a negative seed is out of range, not 2^64-1 (%s)", e);
+	T_OK(opt_u64("--seed", "010", &u, e) == 0 && u == 10, "opt_u64: decimal like the others (010 is 10, not 8)");
 }
 
 static void test_strbuf(void)

@@ -9,14 +9,11 @@
 #include <string.h>
 
 #include "compile.h"
+#include "kcompile-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kcompile.md */
 #include "opt.h"
 #include "rec.h"
 #include "task.h"
 #include "tool.h"
-
-static const char usage[] =
-	"usage: kcompile [--force] [--no-cache] [--timeout SEC] [--cuda-arch SM] [--hip-arch GFX]\n"
-	"                [--tasks DIR] [file ...]\n";
 
 struct ctx {
 	struct compile_opts o;
@@ -85,16 +82,18 @@ int main(int argc, char **argv)
 		case 'f': c.force = 1; break;
 		case 'N': c.o.no_cache = 1; break;
 		case 't':
-			if (opt_double("--timeout", optarg, 1, 86400, &c.o.timeout_s, e) < 0)
-				die(KSCI_EXIT_USAGE, "%s", e);
+			if (opt_double("--timeout", optarg, 1, 86400, &c.o.timeout_s, e) < 0) {
+				warnx_("%s", e);
+				return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+			}
 			break;
 		case 'C': c.o.cuda_arch = optarg; break;
 		case 'H': c.o.hip_arch = optarg; break;
 		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
+		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, one, &c);
+	return tool_exit(tool_run(&t, argv + optind, argc - optind, one, &c));
 }

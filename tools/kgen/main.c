@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,48 +16,18 @@
 
 #include "cache.h"
 #include "err.h"
+#include "kgen-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kgen.md */
+#include "opt.h"
 #include "gen/gen.h"
 #include "llm.h"
 #include "gen/prompt.h"
 #include "gen/gen_llm.h"
 #include "tool.h"
 
+/* The usage lines alone, for a usage error. */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: kgen [--provider mutate|openai|anthropic|cmd|replay] [--seed S] [--children N]\n"
-		   "            [--archive FILE] [--tasks DIR] [--stage auto|plan|write|fix] [--max-fix N]\n"
-		   "            [--model M] [--base-url URL] [--temperature T] [--max-tokens N]\n"
-		   "            [--token-param auto|max_tokens|max_completion_tokens] [--n N]\n"
-		   "            [--timeout S] [--connect-timeout S] [--retries N] [--backoff S]\n"
-		   "            [--concurrency N] [--cache DIR] [--no-cache] [--transcript FILE]\n"
-		   "            [--prices FILE] [--cmd COMMAND] [--replay FILE[:FILE...]]\n"
-		   "            [--prompts DIR] [--knowledge DIR] [file ...]\n");
-}
-
-static long long num_opt(const char *name, const char *s, long long lo, long long hi)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		warnx_("%s: \"%s\" is not an integer in [%lld, %lld]", name, s, lo, hi);
-		usage(stderr);
-		exit(KSCI_EXIT_USAGE);
-	}
-	return v;
-}
-
-static double real_opt(const char *name, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		warnx_("%s: \"%s\" is not a number in [%g, %g]", name, s, lo, hi);
-		usage(stderr);
-		exit(KSCI_EXIT_USAGE);
-	}
-	return v;
+	fputs(HELP_USAGE, f);
 }
 
 /* The directory model answers are cached in: --cache DIR, else the shared
@@ -138,22 +109,27 @@ int main(int argc, char **argv)
 		g.generator = "mutate";
 	g.children = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "g:s:n:a:t:h", opts, NULL)) != -1) {
+	long v = 0;
+	char eb[ERRBUF];
+	/* Short options: -g and -a only; docs/tools/README.md says why. */
+	while ((c = getopt_long(argc, argv, "g:a:h", opts, NULL)) != -1) {
+		int bad = 0;
 		switch (c) {
 		case 'g': g.generator = optarg; break;
 		case 's':
-			g.seed = (uint64_t)num_opt("--seed", optarg, 0, 0x7fffffffffffffffLL);
+			bad = opt_long("--seed", optarg, 0, LONG_MAX, &v, eb);
+			g.seed = (uint64_t)v;
 			g.have_seed = 1;
 			break;
-		case 'n': g.children = (int)num_opt("--children", optarg, 1, 1000); break;
+		case 'n': bad = opt_long("--children", optarg, 1, 1000, &v, eb); g.children = (int)v; break;
 		case 'a': archive = optarg; break;
 		case 't': tasks = optarg; break;
 		case 'S': sc.stage = optarg; break;
-		case 'F': sc.max_fix = (int)num_opt("--max-fix", optarg, 0, 100); break;
+		case 'F': bad = opt_long("--max-fix", optarg, 0, 100, &v, eb); sc.max_fix = (int)v; break;
 		case 'm': sc.llm.model = optarg; break;
 		case 'u': sc.llm.base_url = optarg; break;
-		case 'T': sc.llm.temperature = real_opt("--temperature", optarg, 0, 2); break;
-		case 'M': sc.llm.max_tokens = (long)num_opt("--max-tokens", optarg, 1, 1000000); break;
+		case 'T': bad = opt_double("--temperature", optarg, 0, 2, &sc.llm.temperature, eb); break;
+		case 'M': bad = opt_long("--max-tokens", optarg, 1, 1000000, &sc.llm.max_tokens, eb); break;
 		case 'P':
 			if (strcmp(optarg, "auto") == 0)
 				sc.llm.token_param = 0;
@@ -161,17 +137,16 @@ int main(int argc, char **argv)
 				sc.llm.token_param = 1;
 			else if (strcmp(optarg, "max_completion_tokens") == 0)
 				sc.llm.token_param = 2;
-			else {
-				warnx_("--token-param: \"%s\" is not auto, max_tokens or max_completion_tokens", optarg);
-				return KSCI_EXIT_USAGE;
-			}
+			else
+				bad = errf(eb, "--token-param: \"%s\" is not auto, max_tokens or max_completion_tokens",
+					   optarg);
 			break;
-		case 'N': sc.llm.n = (int)num_opt("--n", optarg, 1, 16); break;
-		case 'o': sc.llm.timeout = real_opt("--timeout", optarg, 0.01, 86400); break;
-		case 'O': sc.llm.connect_timeout = real_opt("--connect-timeout", optarg, 0.01, 3600); break;
-		case 'r': sc.llm.max_retries = (int)num_opt("--retries", optarg, 0, 100); break;
-		case 'b': sc.llm.backoff_base = real_opt("--backoff", optarg, 0.001, 3600); break;
-		case 'c': sc.llm.max_concurrent = (int)num_opt("--concurrency", optarg, 1, 1024); break;
+		case 'N': bad = opt_long("--n", optarg, 1, 16, &v, eb); sc.llm.n = (int)v; break;
+		case 'o': bad = opt_double("--timeout", optarg, 0.01, 86400, &sc.llm.timeout, eb); break;
+		case 'O': bad = opt_double("--connect-timeout", optarg, 0.01, 3600, &sc.llm.connect_timeout, eb); break;
+		case 'r': bad = opt_long("--retries", optarg, 0, 100, &v, eb); sc.llm.max_retries = (int)v; break;
+		case 'b': bad = opt_double("--backoff", optarg, 0.001, 3600, &sc.llm.backoff_base, eb); break;
+		case 'c': bad = opt_long("--concurrency", optarg, 1, 1024, &v, eb); sc.llm.max_concurrent = (int)v; break;
 		case 'C': cache = optarg; break;
 		case 'X': sc.llm.no_cache = 1; break;
 		case 'R': sc.llm.transcript = optarg; break;
@@ -180,8 +155,12 @@ int main(int argc, char **argv)
 		case 'y': sc.llm.replay = optarg; break;
 		case 'z': prompts = optarg; break;
 		case 'k': knowledge = optarg; break;
-		case 'h': usage(stdout); return KSCI_EXIT_OK;
-		default: usage(stderr); return KSCI_EXIT_USAGE;
+		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+		}
+		if (bad) {
+			warnx_("%s", eb);
+			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
 	if (strcmp(g.generator, "mutate") != 0 && !llm_provider_known(g.generator)) {
@@ -192,7 +171,7 @@ int main(int argc, char **argv)
 	if (strcmp(sc.stage, "auto") != 0 && strcmp(sc.stage, "plan") != 0 && strcmp(sc.stage, "write") != 0 &&
 	    strcmp(sc.stage, "fix") != 0) {
 		warnx_("--stage: \"%s\" is not auto, plan, write or fix", sc.stage);
-		return KSCI_EXIT_USAGE;
+		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
 	char cbuf[4096], tbuf[4200];
 	if (strcmp(g.generator, "mutate") != 0) {
@@ -233,7 +212,6 @@ int main(int argc, char **argv)
 	g.ctx = &t;
 	gen_init(&g);
 	if (archive) {
-		char eb[ERRBUF];
 		if (gen_load_archive(&g, archive, eb) != 0) {
 			gen_free(&g);
 			die(KSCI_EXIT_FATAL, "%s", eb);
@@ -241,5 +219,5 @@ int main(int argc, char **argv)
 	}
 	int rc = tool_run(&t, argv + optind, argc - optind, on_record, &g);
 	gen_free(&g);
-	return rc;
+	return tool_exit(rc);
 }

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "harness.h"
+#include "tool.h"
 
 #ifdef KSCI_WITH_CUDA
 extern const struct dev_ops dev_cuda;
@@ -21,8 +22,8 @@ int main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: kharness < job.json\n(internal harness of kverify/ktime; see docs/harness.md)\n");
-		return 0;
+		fputs("usage: kharness < job.json\n(internal harness of kverify/ktime; see docs/harness.md)\n", stdout);
+		return tool_exit(KSCI_EXIT_OK);
 	}
 	json_error_t je;
 	json_t *job = json_loadf(stdin, 0, &je);
@@ -49,9 +50,7 @@ int main(int argc, char **argv)
 	printf("KSCI-RESULT %s ", nonce ? nonce : "-");
 	json_dumpf(res, stdout, JSON_COMPACT);
 	printf("\n");
-	if (fflush(stdout) != 0)
-		die(KSCI_EXIT_FATAL, "write error");
 	json_decref(res);
 	json_decref(job);
-	return 0;
+	return tool_exit(KSCI_EXIT_OK);
 }

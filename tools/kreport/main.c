@@ -6,7 +6,6 @@
  * writes it as text (stdout), as one HTML page, and/or as the inputs of the
  * pictures.  pipelines/report.sh runs gnuplot and dot in between.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +13,8 @@
 #include <string.h>
 
 #include "err.h"
+#include "kreport-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kreport.md */
+#include "opt.h"
 #include "report/report_html.h"
 #include "report/report_load.h"
 #include "report/report_plot.h"
@@ -22,37 +23,9 @@
 #include "report/report_text.h"
 #include "tool.h"
 
-static const char usage_text[] =
-	"usage: kreport [--text] [--html FILE] [--images DIR] [--plots DIR] [--prices FILE]\n"
-	"               [--peak-gbps N] [--peak-gflops N] [archive ...]\n";
-
-static _Noreturn void usage(int code)
-{
-	fputs(usage_text, code ? stderr : stdout);
-	if (code == 0)
-		fputs("\n  --text          the report as plain text on stdout (the default without --html/--plots)\n"
-		      "  --html FILE     the report as one self-contained HTML page\n"
-		      "  --images DIR    where the pictures are (default: FILE's directory)\n"
-		      "  --plots DIR     write speedup.dat, speedup.gp and lineage-<task>.dot into DIR\n"
-		      "  --prices FILE   price table: \"MODEL USD_PER_MTOK_IN USD_PER_MTOK_OUT\" lines\n"
-		      "  --peak-gbps N   memory bandwidth peak for %% of physical limit (overrides time.env)\n"
-		      "  --peak-gflops N compute peak, likewise\n"
-		      "Exit: 0 ok, 1 some lines were not JSON (reported, skipped), 2 usage, 3 fatal.\n",
-		      stdout);
-	exit(code);
-}
-
-static double peak_arg(const char *opt, const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0) {
-		warnx_("%s: want a positive number, not \"%s\"", opt, s);
-		usage(KSCI_EXIT_USAGE);
-	}
-	return v;
-}
+/* --peak-gbps, --peak-gflops: positive; the bounds only keep out nonsense. */
+#define PEAK_MIN 1e-6
+#define PEAK_MAX 1e12
 
 static int add_one(struct tool *t, json_t *rec, void *ctx)
 {
@@ -87,27 +60,32 @@ int main(int argc, char **argv)
 	const char *html = NULL, *images = NULL, *plots = NULL, *prices_path = NULL;
 	struct rp_peak peak = {NAN, NAN};
 	int ch;
+	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int bad = 0;
 		switch (ch) {
 		case 't': text = 1; break;
 		case 'H': html = optarg; break;
 		case 'i': images = optarg; break;
 		case 'p': plots = optarg; break;
 		case 'P': prices_path = optarg; break;
-		case 'g': peak.gbps = peak_arg("--peak-gbps", optarg); break;
-		case 'f': peak.gflops = peak_arg("--peak-gflops", optarg); break;
-		case 'h': usage(0);
-		default: usage(KSCI_EXIT_USAGE);
+		case 'g': bad = opt_double("--peak-gbps", optarg, PEAK_MIN, PEAK_MAX, &peak.gbps, e); break;
+		case 'f': bad = opt_double("--peak-gflops", optarg, PEAK_MIN, PEAK_MAX, &peak.gflops, e); break;
+		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+		}
+		if (bad) {
+			warnx_("%s", e);
+			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
 	if (!html && !plots)
 		text = 1;
 
-	char e[ERRBUF];
 	struct price_table prices = {0};
 	if (prices_path && price_load(&prices, prices_path, e) < 0) {
 		warnx_("%s", e);
-		usage(KSCI_EXIT_USAGE);
+		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
 
 	struct rp_data d;
@@ -115,7 +93,7 @@ int main(int argc, char **argv)
 	struct tool t = {.out = stdout};
 	int status = tool_run(&t, argv + optind, argc - optind, add_one, &d);
 	if (status == KSCI_EXIT_FATAL)
-		return status;
+		goto out;
 	struct rp_report r;
 	if (rp_finish(&d, e) < 0 || rp_report_make(&r, &d, prices_path ? &prices : NULL, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);
@@ -136,12 +114,11 @@ int main(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (text && (rp_text_write(stdout, &r) < 0 || fflush(stdout) != 0)) {
-		warn_("write error");
-		status = KSCI_EXIT_FATAL;
-	}
+	if (text && (rp_text_write(stdout, &r) < 0 || fflush(stdout) != 0))
+		status = tool_write_error();
 	rp_report_free(&r);
+out:
 	rp_data_free(&d);
 	price_free(&prices);
-	return status;
+	return tool_exit(status);
 }

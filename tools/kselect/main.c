@@ -11,65 +11,13 @@
 
 #include "archive.h"
 #include "err.h"
+#include "kselect-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kselect.md */
 #include "llm.h"
 #include "ndjson.h"
 #include "opt.h"
 #include "rng.h"
 #include "select/select.h"
-
-static const char usage_text[] =
-	"usage: kselect [-n P] [--task T] [--backend c|cuda|hip] [--strategy S] [--seed S]\n"
-	"               [-k K] [--tournament-size T] [--inspirations I]\n"
-	"               [--islands N] [--migrate-every M] [--features PATH:BINS[:LO:HI],...]\n"
-	"               [--ucb-c C] [--arms ARM,...] [--generation G]\n"
-	"               [--provider NAME [--model M] [--base-url URL] [--cmd CMD] [--replay FILE]\n"
-	"                [--temperature T] [--max-tokens N] [--timeout SEC] [--transcript FILE]\n"
-	"                [--shortlist N]] [archive ...]\n";
-
-static const char help_text[] =
-	"\n"
-	"Read archives (plain or gzip NDJSON; none or \"-\": stdin) and write one request\n"
-	"record (status \"selected\") per child of the next generation to stdout.\n"
-	"Parents are candidates of the task and back end in status \"timed\"; fitness is\n"
-	"time.speedup_vs_baseline.  An archive with no record of the task gives one seed\n"
-	"request; records of the task but none timed is an error (exit 1, no output).\n"
-	"\n"
-	"  -n, --population P     children to request (default 4)\n"
-	"  -t, --task T           task (default: the archive's only task)\n"
-	"  -b, --backend B        c, cuda or hip (default c)\n"
-	"  -s, --strategy S       best, tournament (default), islands, map-elites, bandit, llm\n"
-	"      --seed S           random seed, 0..2^53-1 (default: from the OS; written to\n"
-	"                         strategy.run_seed so a run can be repeated)\n"
-	"  -k K                   best: children cycle over the K best (default 4)\n"
-	"      --tournament-size T  candidates drawn per tournament (default 3); also used\n"
-	"                         by islands and bandit to pick bases\n"
-	"      --inspirations I   inspiration records per request, 0..8 (default 1)\n"
-	"      --islands N        islands: number of islands (default 4)\n"
-	"      --migrate-every M  islands: migrate when generation % M == 0 (default 5; 0 never)\n"
-	"      --features LIST    map-elites: comma-separated PATH:BINS[:LO:HI]; PATH is a\n"
-	"                         dotted record path (compile.resources.max_registers),\n"
-	"                         source_length, or knob.NAME (#define NAME in the source)\n"
-	"      --ucb-c C          bandit: exploration weight (default 1.414)\n"
-	"      --arms LIST        bandit: arms to try even before any child pulled them\n"
-	"                         (knob:TILE,plan:vectorize,...)\n"
-	"      --generation G     generation of the children (default: archive max + 1)\n"
-	"      --provider NAME    llm: the model provider (openai, anthropic, cmd, replay;\n"
-	"                         docs/tools/kgen.md); --model, --base-url, --cmd, --replay,\n"
-	"                         --temperature, --max-tokens, --timeout, --transcript as kgen's\n"
-	"      --shortlist N      llm: fastest candidates shown to the model (default 20)\n"
-	"  -h, --help             this text\n"
-	"\n"
-	"Exit status: 0 ok; 1 a line was not JSON (reported with its line number and\n"
-	"skipped), or no candidate of the task is timed; 2 usage; 3 unreadable input or\n"
-	"write error.\n";
-
-static _Noreturn void usage(int code)
-{
-	fputs(usage_text, code ? stderr : stdout);
-	if (!code)
-		fputs(help_text, stdout);
-	exit(code);
-}
+#include "tool.h"
 
 struct run {
 	struct sel_pop *pop;
@@ -210,12 +158,12 @@ int main(int argc, char **argv)
 				s += n + (s[n] == ',');
 			}
 			break;
-		case 'h': usage(0);
-		default: usage(KSCI_EXIT_USAGE);
+		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 		if (bad) {
 			warnx_("%s", e);
-			usage(KSCI_EXIT_USAGE);
+			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
 	if (o.strategy == SEL_LLM && (!provider || strcmp(provider, "mutate") == 0))
@@ -257,20 +205,16 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		int code = strcmp(e, "write error") == 0 ? KSCI_EXIT_FATAL : KSCI_EXIT_INPUT;
 		if (code == KSCI_EXIT_FATAL)
-			warn_("write error");
+			tool_write_error();
 		else
 			warnx_("%s", e);
 		return code;
 	}
 	if (rc > 0 && r.status == KSCI_EXIT_OK)
 		r.status = KSCI_EXIT_INPUT;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		warn_("write error");
-		return KSCI_EXIT_FATAL;
-	}
 	for (int i = 0; i < r.nar; i++)
 		ar_close(r.ar[i]);
 	free(r.ar);
 	sel_pop_free(r.pop);
-	return r.status;
+	return tool_exit(r.status);
 }

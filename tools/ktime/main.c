@@ -8,11 +8,8 @@
 
 #include "opt.h"
 #include "evaluate.h"
+#include "ktime-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/ktime.md */
 #include "tool.h"
-
-static const char usage[] =
-	"usage: ktime [--force] [--budget SEC] [--target-sem FRAC] [--min-runs N] [--max-runs N]\n"
-	"             [--timeout SEC] [--mem MB] [--seed S] [--tasks DIR] [file ...]\n";
 
 int main(int argc, char **argv)
 {
@@ -31,30 +28,28 @@ int main(int argc, char **argv)
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		int rc = eval_option(&o, ch, optarg, e);
-		if (rc != 0) {
-			if (rc < 0)
-				die(KSCI_EXIT_USAGE, "%s", e);
-			continue;
+		if (rc == 0) /* not one of the options kverify and ktime share */
+			switch (ch) {
+			case 'b': rc = opt_double("--budget", optarg, 0.001, 3600, &o.budget_s, e); break;
+			case 'S': rc = opt_double("--target-sem", optarg, 1e-6, 1, &o.target_rel_sem, e); break;
+			case 'n':
+				rc = opt_long("--min-runs", optarg, 2, 1000000, &v, e);
+				o.min_runs = (int)v;
+				break;
+			case 'N':
+				rc = opt_long("--max-runs", optarg, 2, 1000000, &v, e);
+				o.max_runs = (int)v;
+				break;
+			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+			}
+		if (rc < 0) {
+			warnx_("%s", e);
+			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
-		switch (ch) {
-		case 'b': rc = opt_double("--budget", optarg, 0.001, 3600, &o.budget_s, e); break;
-		case 'S': rc = opt_double("--target-sem", optarg, 1e-6, 1, &o.target_rel_sem, e); break;
-		case 'n':
-			rc = opt_long("--min-runs", optarg, 2, 1000000, &v, e);
-			o.min_runs = (int)v;
-			break;
-		case 'N':
-			rc = opt_long("--max-runs", optarg, 2, 1000000, &v, e);
-			o.max_runs = (int)v;
-			break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
-		}
-		if (rc < 0)
-			die(KSCI_EXIT_USAGE, "%s", e);
 	}
 	if (o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
+	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
 }

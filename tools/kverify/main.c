@@ -8,11 +8,8 @@
 
 #include "opt.h"
 #include "evaluate.h"
+#include "kverify-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kverify.md */
 #include "tool.h"
-
-static const char usage[] =
-	"usage: kverify [--force] [--timeout SEC] [--mem MB] [--seeds N] [--seed S] [--all-sizes]\n"
-	"               [--tasks DIR] [file ...]\n";
 
 int main(int argc, char **argv)
 {
@@ -29,23 +26,21 @@ int main(int argc, char **argv)
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		int rc = eval_option(&o, ch, optarg, e);
-		if (rc != 0) {
-			if (rc < 0)
-				die(KSCI_EXIT_USAGE, "%s", e);
-			continue;
+		if (rc == 0) /* not one of the options kverify and ktime share */
+			switch (ch) {
+			case 'n':
+				rc = opt_long("--seeds", optarg, 1, 1000, &v, e);
+				o.nseeds = (int)v;
+				break;
+			case 'a': o.sizes = "all"; break;
+			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
+			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+			}
+		if (rc < 0) {
+			warnx_("%s", e);
+			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
-		switch (ch) {
-		case 'n':
-			rc = opt_long("--seeds", optarg, 1, 1000, &v, e);
-			o.nseeds = (int)v;
-			break;
-		case 'a': o.sizes = "all"; break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return KSCI_EXIT_USAGE;
-		}
-		if (rc < 0)
-			die(KSCI_EXIT_USAGE, "%s", e);
 	}
 	struct tool t = {0};
-	return tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
+	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
 }
