@@ -87,7 +87,7 @@ static void test_extract(void)
 	size_t n = strlen(big);
 	for (int i = 0; i < 200; i++, n += 2)
 		memcpy(big + n, "\xc3\xa9", 2); /* é: 400 bytes */
-	strcpy(big + n, "\"}}");
+	memcpy(big + n, "\"}}", 4);
 	c = C(big, nopeak);
 	T_OK(c && c->note && strlen(c->note) == 303 && strcmp(c->note + 300, "...") == 0, "long note cut at 300 bytes");
 	rp_cand_free(c);
