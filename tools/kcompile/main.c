@@ -54,13 +54,13 @@ static int one(struct tool *t, json_t *rec, void *vc)
 	struct compile_out co;
 	if (compile_source(task, rec_str(rec, "backend"), "candidate", rec_str(rec, "source"), &c->o, &co, e) < 0) {
 		tool_warn(t, "%s", e);
-		rec_fail(rec, "compile", "unsupported", ST_COMPILE_ERROR, e);
+		rec_fail(rec, "compile", ST_UNSUPPORTED, ST_COMPILE_ERROR, e);
 		bad = 1;
 		goto emit;
 	}
 	json_object_set_new(rec, "compile", co.stage);
 	const char *cst = json_string_value(json_object_get(co.stage, "status"));
-	rec_set_status(rec, co.ok ? ST_COMPILED : cst && strcmp(cst, "unsupported") == 0 ? ST_UNSUPPORTED : ST_COMPILE_ERROR);
+	rec_set_status(rec, co.ok ? ST_COMPILED : cst && strcmp(cst, ST_UNSUPPORTED) == 0 ? ST_UNSUPPORTED : ST_COMPILE_ERROR);
 emit:
 	tool_emit(t, rec);
 	return bad;

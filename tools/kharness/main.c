@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "harness.h"
+#include "rec.h"
 #include "tool.h"
 
 #ifdef KSCI_WITH_CUDA
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
 		d = &dev_cuda;
 #endif
 	if (!d)
-		res = json_pack("{s:b, s:s, s:s}", "ok", 0, "status", "unsupported", "message",
+		res = json_pack("{s:b, s:s, s:s}", "ok", 0, "status", ST_UNSUPPORTED, "message",
 				"this kharness has no device layer for the back end");
 	else
 		res = harness_run(d, job, e);
