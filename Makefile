@@ -112,11 +112,15 @@ lint:
 	shellcheck -x -P SCRIPTDIR $(wildcard pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh bench/*.sh bench/*/*.sh) .ci/run
 	sh scripts/banned.sh lib tools tests/unit
 
+# The installed tools look for their data where install puts it: DATADIR,
+# $(PREFIX)/share/ksci unless given (the tools are rebuilt for it, see
+# KSCI-CFLAGS above; a later plain `make` rebuilds them for the source tree).
+install: DATADIR = $(PREFIX)/share/ksci
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ksci
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)
 	install -m 755 $(BINS) $(CUDA_BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 755 pipelines/*.sh $(DESTDIR)$(PREFIX)/bin
-	cp -r data/. $(DESTDIR)$(PREFIX)/share/ksci/
+	cp -r data/. $(DESTDIR)$(DATADIR)/
 
 clean:
 	rm -rf $(B)

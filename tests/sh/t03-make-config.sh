@@ -31,4 +31,14 @@ sleep 1
 ok "build with other CFLAGS" build DATADIR=/ksci-d2 CFLAGS=-O1
 [ "$s2" != "$(stamp)" ]
 _report $? "other CFLAGS: recompiled"
+
+# install-put-data-elsewhere: install copied data/ to $(PREFIX)/share/ksci
+# whatever DATADIR said, while the tools looked in DATADIR.
+inst() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -j2 -C "$ROOT" B="$T/bi" DESTDIR="$T/root" "$@" install >"$T/inst.out" 2>&1; }
+ok "make install PREFIX=/opt/k" inst PREFIX=/opt/k
+expect_eq "install-put-data-elsewhere: the tools look in PREFIX/share/ksci, where the data went" "1 yes" \
+	"$(strings "$T/root/opt/k/bin/kcompile" | grep -c '^/opt/k/share/ksci/tasks$') $([ -f "$T/root/opt/k/share/ksci/tasks/matmul/task.json" ] && echo yes)"
+ok "make install PREFIX=/opt/k DATADIR=/srv/ksci" inst PREFIX=/opt/k DATADIR=/srv/ksci
+expect_eq "install-put-data-elsewhere: the tools look in DATADIR, where the data went" "1 yes" \
+	"$(strings "$T/root/opt/k/bin/kcompile" | grep -c '^/srv/ksci/tasks$') $([ -f "$T/root/srv/ksci/tasks/matmul/task.json" ] && echo yes)"
 done_testing
