@@ -17,12 +17,12 @@ ok "host A answers over ssh" cluster_on A true
 ok "host B answers over ssh" cluster_on B true
 
 a=$T/run/matmul.ndjson.gz
-export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=1 CLUSTER_SLEEP=0
+export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=1 CLUSTER_SLEEP=0 CLUSTER_HOLD=
 run() {
 	evolve-parallel.sh --task matmul --population 8 --seed 3 --archive "$a" --quiet \
 		-S "2/$SSH_A" -S "2/$SSH_B" --retries 3 \
 		--stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
-		--env KSCIBIN --env KSCI_TASKS --env KSCI_CACHE --env CLUSTER_LOG --env CLUSTER_RUN --env CLUSTER_SLEEP \
+		--env KSCIBIN --env KSCI_TASKS --env KSCI_CACHE --env CLUSTER_LOG --env CLUSTER_RUN --env CLUSTER_SLEEP --env CLUSTER_HOLD \
 		--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 "$@"
 }
 
@@ -40,8 +40,10 @@ expect_eq "every candidate timed" "timed timed timed timed timed timed timed tim
 	"$(gzip -dc "$a" | jq -r .status | xargs)"
 
 # Generation 2: kill host B (its sshd and every session) while it has a job
-# in flight; the jobs lost with it are retried on A.
-export CLUSTER_RUN=2 CLUSTER_SLEEP=0.6
+# in flight; the jobs lost with it are retried on A. B holds every job but its
+# first (CLUSTER_HOLD), so the job seen in flight cannot finish on B before the
+# kill, however slow the machine (killed-job-finished-first: this raced).
+export CLUSTER_RUN=2 CLUSTER_SLEEP=0.6 CLUSTER_HOLD=$PORT_B
 run --generations 2 --keep-work >"$T/out2" 2>"$T/err2" &
 pid=$!
 inflight=""
