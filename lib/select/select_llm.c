@@ -14,42 +14,15 @@
  */
 #include "select_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct sb {
-	char *s;
-	size_t n, cap;
-};
-
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-	for (;;) {
-		va_start(ap, fmt);
-		int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-		va_end(ap);
-		if (k < 0)
-			return;
-		if (b->s && b->n + (size_t)k < b->cap) {
-			b->n += (size_t)k;
-			return;
-		}
-		size_t nc = (b->cap + (size_t)k + 1) * 2;
-		char *ns = realloc(b->s, nc);
-		if (!ns)
-			return;
-		b->s = ns;
-		b->cap = nc;
-	}
-}
+#include "strbuf.h"
 
 char *sel_llm_prompt(const struct sel_pop *p, const int *idx, json_t *const *recs, int n, const char *taken)
 {
-	struct sb b = {0};
+	struct strbuf b = STRBUF_INIT;
 	struct sel_stats st;
 	sel_pop_stats(p, &st);
 	sb_printf(&b,
@@ -81,7 +54,7 @@ char *sel_llm_prompt(const struct sel_pop *p, const int *idx, json_t *const *rec
 	sb_printf(&b, "\nChoose the base kernel to improve next and a different reference kernel to learn from.\n"
 	              "Answer with one JSON object and nothing else:\n"
 	              "{\"base\": \"<id>\", \"reference\": \"<id>\", \"reasoning\": \"<one paragraph>\"}\n");
-	return b.s;
+	return sb_detach(&b, NULL);
 }
 
 static int eligible(const struct sel_pop *p, const char *id)
@@ -128,13 +101,13 @@ int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 	if (n > p->nelig)
 		n = p->nelig;
 	json_t **recs = calloc((size_t)n + 1, sizeof *recs);
-	struct sb taken = {0};
+	struct strbuf taken = STRBUF_INIT;
 	int rc = recs ? 0 : errf(errbuf, "out of memory");
 	for (int i = 0; i < n && rc == 0; i++)
 		recs[i] = p->fetch ? p->fetch(p->fetch_ctx, &p->c[p->elig[i]]) : NULL;
 	for (int ch = 0; ch < o->population && rc == 0; ch++) {
 		struct sel_pick *pk = &picks[ch];
-		char *prompt = sel_llm_prompt(p, p->elig, recs, n, taken.s);
+		char *prompt = sel_llm_prompt(p, p->elig, recs, n, taken.buf);
 		json_t *acct = NULL;
 		char *answer = prompt ? o->ask(o->ask_ctx, prompt, &acct, errbuf) : NULL;
 		free(prompt);
@@ -148,7 +121,7 @@ int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 		if (sel_llm_parse(p, answer, &base, &ref, &why, e) == 0) {
 			pk->base = base;
 			if (ref >= 0 && o->inspirations > 0)
-				pk->insp[pk->ninsp++] = ref;
+				sel_pick_add(pk, ref);
 			snprintf(pk->reason, sizeof pk->reason, "llm: the model chose base %s (%.4gx)%s%s among the %d fastest of %d",
 			         p->c[base].id, p->c[base].speedup, ref >= 0 ? " and reference " : "", ref >= 0 ? p->c[ref].id : "",
 			         n, p->nelig);
@@ -170,6 +143,6 @@ int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 	for (int i = 0; recs && i < n; i++)
 		json_decref(recs[i]);
 	free(recs);
-	free(taken.s);
+	sb_release(&taken);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/select.h"
 #include "select/select_int.h"
 #include "jscan.h"
 #include "t.h"

@@ -1,7 +1,9 @@
 /*
  * kselect: read an archive, choose the parents of the next generation and
  * write one request record per child (docs/tools/kselect.md).  Options,
- * usage and the loop; the work is in lib/archive.c and lib/select*.c.
+ * usage and the loop; the work is in lib/archive.c and lib/select/.  The
+ * exit status follows from what the library returns (enum sel_result,
+ * ar_scan's -1), never from the text of a message.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -24,7 +26,8 @@ static const char usage_text[] =
 	"               [--ucb-c C] [--arms ARM,...] [--generation G]\n"
 	"               [--provider NAME [--model M] [--base-url URL] [--cmd CMD] [--replay FILE]\n"
 	"                [--temperature T] [--max-tokens N] [--timeout SEC] [--transcript FILE]\n"
-	"                [--shortlist N]] [archive ...]\n";
+	"                [--shortlist N]] [archive ...]\n"
+	"       kselect --summary --task T [--backend B] [--generation G] [archive ...]\n";
 
 static const char help_text[] =
 	"\n"
@@ -57,6 +60,13 @@ static const char help_text[] =
 	"                         docs/tools/kgen.md); --model, --base-url, --cmd, --replay,\n"
 	"                         --temperature, --max-tokens, --timeout, --transcript as kgen's\n"
 	"      --shortlist N      llm: fastest candidates shown to the model (default 20)\n"
+	"      --summary          write one JSON object summing the archive up for --task\n"
+	"                         (required) and --backend instead of requests: records,\n"
+	"                         last_generation (-1: none), generation and its statuses\n"
+	"                         (--generation G, default the last), and the best timed\n"
+	"                         candidate (id, generation, speedup_vs_baseline,\n"
+	"                         speedup_vs_seed) or null; an archive that cannot be read\n"
+	"                         to its end (a torn gzip member) is exit 3, nothing written\n"
 	"  -h, --help             this text\n"
 	"\n"
 	"Exit status: 0 ok; 1 a line was not JSON (reported with its line number and\n"
@@ -73,6 +83,7 @@ static _Noreturn void usage(int code)
 
 struct run {
 	struct sel_pop *pop;
+	struct sel_sum *sum; /* --summary: lines go here instead */
 	struct ar_file **ar;
 	int nar, cur, status;
 };
@@ -81,7 +92,8 @@ static int on_line(void *ctx, const char *line, size_t len, long lineno, uint64_
 {
 	struct run *r = ctx;
 	char e[ERRBUF];
-	if (sel_pop_line(r->pop, line, len, r->cur, lineno, off, e) != 0) {
+	int rc = r->sum ? sel_sum_line(r->sum, line, len, e) : sel_pop_line(r->pop, line, len, r->cur, lineno, off, e);
+	if (rc != 0) {
 		warnx_("%s: line %ld: %s; line skipped", ar_name(r->ar[r->cur]), lineno, e);
 		if (r->status == KSCI_EXIT_OK)
 			r->status = KSCI_EXIT_INPUT;
@@ -150,13 +162,13 @@ int main(int argc, char **argv)
 		{"cmd", required_argument, NULL, 'x'}, {"replay", required_argument, NULL, 'y'},
 		{"temperature", required_argument, NULL, 'e'}, {"max-tokens", required_argument, NULL, 'X'},
 		{"timeout", required_argument, NULL, 'o'}, {"transcript", required_argument, NULL, 'R'},
-		{"shortlist", required_argument, NULL, 'L'},
+		{"shortlist", required_argument, NULL, 'L'}, {"summary", no_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct sel_opts o = {.backend = "c", .population = 4, .strategy = SEL_TOURNAMENT, .k = 4, .tournament = 3,
 	                     .inspirations = 1, .islands = 4, .migrate_every = 5, .ucb_c = 1.414, .generation = -1};
 	const char *provider = NULL;
 	struct llm_config lc = {.temperature = -1, .max_retries = -1, .n = 1};
-	int have_seed = 0, c;
+	int have_seed = 0, summary = 0, c;
 	long v;
 	double d;
 	char e[ERRBUF];
@@ -194,6 +206,7 @@ int main(int argc, char **argv)
 		case 'X': bad = opt_long("--max-tokens", optarg, 1, 1000000, &v, e); lc.max_tokens = v; break;
 		case 'o': bad = opt_double("--timeout", optarg, 0.001, 86400, &d, e); lc.timeout = d; break;
 		case 'L': bad = opt_long("--shortlist", optarg, 1, 1000, &v, e); o.shortlist = (int)v; break;
+		case 'Z': summary = 1; break;
 		case 'F':
 			for (char *s = optarg; *s && !bad;) {
 				size_t n = strcspn(s, ",");
@@ -218,6 +231,10 @@ int main(int argc, char **argv)
 			usage(KSCI_EXIT_USAGE);
 		}
 	}
+	if (summary && !o.task)
+		die(KSCI_EXIT_USAGE, "--summary needs --task");
+	if (summary)
+		o.strategy = SEL_TOURNAMENT; /* --strategy and its options play no part */
 	if (o.strategy == SEL_LLM && (!provider || strcmp(provider, "mutate") == 0))
 		die(KSCI_EXIT_USAGE, "--strategy llm needs a model provider (--provider ...)%s",
 		    provider ? ": mutate is not a model" : "");
@@ -241,7 +258,9 @@ int main(int argc, char **argv)
 	char **files = nfiles ? argv + optind : dash;
 	if (!nfiles)
 		nfiles = 1;
-	if (!(r.pop = sel_pop_new(&o, e)))
+	if (summary && !(r.sum = sel_sum_new(o.task, o.backend, o.generation)))
+		die(KSCI_EXIT_FATAL, "out of memory");
+	if (!summary && !(r.pop = sel_pop_new(&o, e)))
 		die(KSCI_EXIT_USAGE, "%s", e);
 	if (!(r.ar = calloc((size_t)nfiles, sizeof *r.ar)))
 		die(KSCI_EXIT_FATAL, "out of memory");
@@ -252,19 +271,34 @@ int main(int argc, char **argv)
 		if (ar_scan(r.ar[r.cur], on_line, &r, e) != 0)
 			die(KSCI_EXIT_FATAL, "%s", e);
 	}
-	if (sel_pop_finish(r.pop, e) != 0)
-		die(KSCI_EXIT_USAGE, "%s", e);
-	int rc = sel_run(r.pop, fetch, emit, &r, e);
-	if (rc < 0) {
-		int code = strcmp(e, "write error") == 0 ? KSCI_EXIT_FATAL : KSCI_EXIT_INPUT;
-		if (code == KSCI_EXIT_FATAL)
+	if (summary) {
+		json_t *sum = sel_sum_json(r.sum);
+		if (!sum)
+			die(KSCI_EXIT_FATAL, "out of memory");
+		int wrc = nd_write(stdout, sum);
+		json_decref(sum);
+		if (wrc != 0) {
 			warn_("write error");
-		else
+			return KSCI_EXIT_FATAL;
+		}
+	} else {
+		if (sel_pop_finish(r.pop, e) != 0)
+			die(KSCI_EXIT_USAGE, "%s", e);
+		switch (sel_run(r.pop, fetch, emit, &r, e)) {
+		case SEL_DONE:
+			break;
+		case SEL_PARTIAL:
+			if (r.status == KSCI_EXIT_OK)
+				r.status = KSCI_EXIT_INPUT;
+			break;
+		case SEL_NONE:
 			warnx_("%s", e);
-		return code;
+			return KSCI_EXIT_INPUT;
+		default: /* SEL_FATAL: the write failed (errno says why) or out of memory */
+			warn_("%s", e);
+			return KSCI_EXIT_FATAL;
+		}
 	}
-	if (rc > 0 && r.status == KSCI_EXIT_OK)
-		r.status = KSCI_EXIT_INPUT;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		warn_("write error");
 		return KSCI_EXIT_FATAL;
@@ -273,5 +307,6 @@ int main(int argc, char **argv)
 		ar_close(r.ar[i]);
 	free(r.ar);
 	sel_pop_free(r.pop);
+	sel_sum_free(r.sum);
 	return r.status;
 }
