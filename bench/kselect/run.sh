@@ -77,17 +77,7 @@ old_jq() {
 	g=$(gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
 		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
 		sort -n | tail -n 1 | grep . || echo -1)
-	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$g" '
-		map(select(.task == $t and .backend == $b)) as $all
-		| ($all | map(select(.generation == $g)) | group_by(.status)
-		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
-		   | max_by(.time.speedup_vs_baseline)) as $best
-		| "generation \($g): \($counts)"
-		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
-		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
-		     else "; nothing timed yet" end)'
+	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$g" -f "$root/bench/kselect/summary-before.jq"
 }
 # What it runs now: pipelines/evolve-lib.sh's own functions.
 new_kselect() {

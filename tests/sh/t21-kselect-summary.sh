@@ -12,17 +12,7 @@ rec() {
 }
 # The jq that evolve-lib.sh's summary used to run over the whole archive.
 jq_summary() { # archive generation
-	gzip -dc "$1" | jq -rs --arg t mm --arg b c --argjson g "$2" '
-		map(select(.task == $t and .backend == $b)) as $all
-		| ($all | map(select(.generation == $g)) | group_by(.status)
-		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
-		   | max_by(.time.speedup_vs_baseline)) as $best
-		| "generation \($g): \($counts)"
-		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
-		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
-		     else "; nothing timed yet" end)'
+	gzip -dc "$1" | jq -rs --arg t mm --arg b c --argjson g "$2" -f "$ROOT/bench/kselect/summary-before.jq"
 }
 # evolve-lib.sh's functions, as evolve.sh calls them.
 lib() { # archive function args...
