@@ -8,7 +8,7 @@
  * all of it in memory).  Here each line goes through the span scanner once
  * and leaves only counters behind, so memory does not grow with the
  * archive.  The semantics are the jq ones the pipelines had: every line of
- * the task counts (duplicates of an id too), generations are numbers >= 0,
+ * the task counts (a repeated id too), generations are numbers >= 0,
  * and the best is the highest time.speedup_vs_baseline among "timed"
  * records, a later record winning a tie.  Without a generation asked for,
  * the statuses counted are those of the highest generation seen so far,

@@ -23,7 +23,7 @@
 /* Read line by line without building JSON trees: records, the last
  * generation, the statuses of one generation and the best timed candidate.
  * The best is the highest time.speedup_vs_baseline of a "timed" record (a
- * later record wins a tie); duplicates of an id count as the lines they are. */
+ * later record wins a tie); a repeated id counts as the lines it is on. */
 struct sel_sum;
 
 /* task and backend are borrowed (must outlive the summary); generation < 0:
