@@ -147,6 +147,40 @@ static int emit(void *ctx, const json_t *rec)
 	return nd_write(stdout, rec);
 }
 
+/* --summary: the one object.  An exit code. */
+static int write_summary(struct run *r)
+{
+	json_t *sum = sel_sum_json(r->sum);
+	if (!sum)
+		die(KSCI_EXIT_FATAL, "out of memory");
+	int rc = nd_write(stdout, sum);
+	json_decref(sum);
+	if (rc != 0) {
+		warn_("write error");
+		return KSCI_EXIT_FATAL;
+	}
+	return KSCI_EXIT_OK;
+}
+
+/* The requests.  An exit code, from sel_run's result (never its message). */
+static int choose_and_emit(struct run *r, char *e)
+{
+	if (sel_pop_finish(r->pop, e) != 0)
+		die(KSCI_EXIT_USAGE, "%s", e);
+	switch (sel_run(r->pop, fetch, emit, r, e)) {
+	case SEL_DONE:
+		return KSCI_EXIT_OK;
+	case SEL_PARTIAL:
+		return KSCI_EXIT_INPUT;
+	case SEL_NONE:
+		warnx_("%s", e);
+		return KSCI_EXIT_INPUT;
+	default: /* SEL_FATAL: the write failed (errno says why) or out of memory */
+		warn_("%s", e);
+		return KSCI_EXIT_FATAL;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
@@ -271,34 +305,11 @@ int main(int argc, char **argv)
 		if (ar_scan(r.ar[r.cur], on_line, &r, e) != 0)
 			die(KSCI_EXIT_FATAL, "%s", e);
 	}
-	if (summary) {
-		json_t *sum = sel_sum_json(r.sum);
-		if (!sum)
-			die(KSCI_EXIT_FATAL, "out of memory");
-		int wrc = nd_write(stdout, sum);
-		json_decref(sum);
-		if (wrc != 0) {
-			warn_("write error");
-			return KSCI_EXIT_FATAL;
-		}
-	} else {
-		if (sel_pop_finish(r.pop, e) != 0)
-			die(KSCI_EXIT_USAGE, "%s", e);
-		switch (sel_run(r.pop, fetch, emit, &r, e)) {
-		case SEL_DONE:
-			break;
-		case SEL_PARTIAL:
-			if (r.status == KSCI_EXIT_OK)
-				r.status = KSCI_EXIT_INPUT;
-			break;
-		case SEL_NONE:
-			warnx_("%s", e);
-			return KSCI_EXIT_INPUT;
-		default: /* SEL_FATAL: the write failed (errno says why) or out of memory */
-			warn_("%s", e);
-			return KSCI_EXIT_FATAL;
-		}
-	}
+	int rc = summary ? write_summary(&r) : choose_and_emit(&r, e);
+	if (rc != KSCI_EXIT_OK && rc != KSCI_EXIT_INPUT)
+		return rc;
+	if (rc > r.status)
+		r.status = rc;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		warn_("write error");
 		return KSCI_EXIT_FATAL;
