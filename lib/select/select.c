@@ -34,7 +34,6 @@ int sel_strategy_parse(const char *name)
 
 const char *sel_strategy_name(enum sel_strategy s) { return strategy_names[s]; }
 
-
 /* --- requests ------------------------------------------------------------ */
 
 static uint64_t child_seed(uint64_t seed, int child)

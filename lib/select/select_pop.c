@@ -419,7 +419,7 @@ void sel_pop_stats(const struct sel_pop *p, struct sel_stats *s)
 	s->task = p->task;
 }
 
-/* --- shared helpers ------------------------------------------------------ */
+/* --- the pick helpers every strategy shares ------------------------------ */
 
 int sel_tourney(struct sel_pop *p, const int *list, int n, int t)
 {

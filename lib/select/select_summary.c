@@ -156,8 +156,10 @@ json_t *sel_sum_json(const struct sel_sum *s)
 		json_decref(statuses);
 		return NULL;
 	}
-	memcpy(st, s->st, (size_t)s->nst * sizeof *st);
-	qsort(st, (size_t)s->nst, sizeof *st, by_name);
+	if (s->nst) { /* s->st is NULL until a status is counted */
+		memcpy(st, s->st, (size_t)s->nst * sizeof *st);
+		qsort(st, (size_t)s->nst, sizeof *st, by_name);
+	}
 	for (int i = 0; i < s->nst; i++)
 		json_object_set_new(statuses, st[i].name, json_integer(st[i].n));
 	free(st);
