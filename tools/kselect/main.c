@@ -305,14 +305,14 @@ int main(int argc, char **argv)
 		if (ar_scan(r.ar[r.cur], on_line, &r, e) != 0)
 			die(KSCI_EXIT_FATAL, "%s", e);
 	}
+	/* One way out, as jq's main: the worst code wins (3 > 1 > 0), and
+	 * everything is released on every path. */
 	int rc = summary ? write_summary(&r) : choose_and_emit(&r, e);
-	if (rc != KSCI_EXIT_OK && rc != KSCI_EXIT_INPUT)
-		return rc;
 	if (rc > r.status)
 		r.status = rc;
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (r.status != KSCI_EXIT_FATAL && (fflush(stdout) != 0 || ferror(stdout))) {
 		warn_("write error");
-		return KSCI_EXIT_FATAL;
+		r.status = KSCI_EXIT_FATAL;
 	}
 	for (int i = 0; i < r.nar; i++)
 		ar_close(r.ar[i]);
