@@ -2,7 +2,8 @@
 # shellcheck disable=SC2154,SC2034 # variables set and read across the sourcing scripts
 # pipelines/evolve-lib.sh — what evolve.sh and evolve-parallel.sh share:
 # finding the tools, checking numbers, reading the archive's last generation
-# and printing a generation's summary. Sourced, not run; uses the callers'
+# and printing a generation's summary (both from one small object that
+# kselect --summary writes; jq reads only that). Sourced, not run; uses the callers'
 # variables archive, task, backend.
 
 # The options both scripts take, with their defaults. evolve_option OPT [ARG]
@@ -62,25 +63,40 @@ evolve_check_numbers() {
 	[ "$2" -ge 1 ] || { echo "$prog: --population must be at least 1" >&2; exit 2; }
 }
 
-# Highest generation of this task/back end in the archive (-1: none).
-last_generation() {
-	[ -s "$archive" ] || { echo -1; return; }
-	gzip -dc "$archive" 2>/dev/null | jq -r --arg t "$task" --arg b "$backend" \
-		'select(.task == $t and .backend == $b and (.generation | type) == "number") | .generation' 2>/dev/null |
-		sort -n | tail -n 1 | grep . || echo -1
+# evolve_summary [--generation G]: kselect's one JSON object summing the
+# archive up for this task and back end (docs/tools/kselect.md, --summary),
+# read once through its fast path. An archive kselect cannot read to its end
+# (a torn last gzip member, a line that is not JSON) is a message and
+# status 3: continuing from a wrong last generation would run away.
+evolve_summary() {
+	local out rc=0
+	out=$(kselect --summary --task "$task" --backend "$backend" "$@" "$archive") || rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "${0##*/}: cannot read all of $archive (kselect --summary exit $rc, see above); repair it (e.g. drop its torn last gzip member) and run again" >&2
+		return 3
+	fi
+	printf '%s\n' "$out"
 }
 
-# summary G: one line — generation G's statuses and the best so far.
+# Highest generation of this task/back end in the archive (-1: none); exit
+# status 3 when the archive cannot be read completely.
+last_generation() {
+	local s
+	[ -s "$archive" ] || { echo -1; return 0; }
+	s=$(evolve_summary) || return 3
+	jq -r .last_generation <<<"$s"
+}
+
+# summary G: one line — generation G's statuses and the best so far; exit
+# status 3 when the archive cannot be read completely.
 summary() {
-	gzip -dc "$archive" | jq -rs --arg t "$task" --arg b "$backend" --argjson g "$1" '
-		map(select(.task == $t and .backend == $b)) as $all
-		| ($all | map(select(.generation == $g)) | group_by(.status)
-		   | map("\(.[0].status) \(length)") | join(", ")) as $counts
-		| ($all | map(select(.status == "timed" and (.time.speedup_vs_baseline | type) == "number"))
-		   | max_by(.time.speedup_vs_baseline)) as $best
-		| "generation \($g): \($counts)"
-		  + (if $best then "; best so far \($best.id) (generation \($best.generation)): "
-		       + "\($best.time.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
-		       + "\(($best.time.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
-		     else "; nothing timed yet" end)'
+	local s
+	s=$(evolve_summary --generation "$1") || return 3
+	jq -r '
+		.statuses as $st
+		| "generation \(.generation): \([$st | keys[] | "\(.) \($st[.])"] | join(", "))"
+		+ (if .best then "; best so far \(.best.id) (generation \(.best.generation)): "
+		     + "\(.best.speedup_vs_baseline * 1000 | round / 1000)x vs baseline, "
+		     + "\((.best.speedup_vs_seed // 0) * 1000 | round / 1000)x vs seed"
+		   else "; nothing timed yet" end)' <<<"$s"
 }

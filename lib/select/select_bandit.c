@@ -23,16 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rec.h"
+
 double sel_reward(double child, double parent)
 {
 	double r = child / parent - 1;
 	return isnan(r) ? -1 : r < -1 ? -1 : r > 1 ? 1 : r;
-}
-
-static int failed(const char *st)
-{
-	return strcmp(st, "compile_error") == 0 || strcmp(st, "wrong") == 0 || strcmp(st, "crashed") == 0 ||
-	       strcmp(st, "timeout") == 0;
 }
 
 int sel_bandit_pulls(struct sel_pop *p, long *n, double *sum)
@@ -49,7 +45,7 @@ int sel_bandit_pulls(struct sel_pop *p, long *n, double *sum)
 		double r;
 		if (c->timed)
 			r = sel_reward(c->speedup, p->c[par].speedup);
-		else if (failed(p->names[p->status_names[c->status]]))
+		else if (rec_status_failed(sel_status_name(p, c->status)))
 			r = -1;
 		else
 			continue;

@@ -1,78 +1,30 @@
 /*
- * select_impl: what the strategy files (lib/select_*.c) share with
- * lib/select.c and nobody else: the population's layout, the pick a
- * strategy makes for one child, and the common helpers.  Picks own their
- * info object (strategy-specific request fields); sel_run frees it.
+ * select_int: the strategies of lib/select/ as the dispatcher (select.c)
+ * and the unit tests see them — one entry point per strategy, and the
+ * inner pieces of MAP-Elites, the bandit and the llm selector that the
+ * tests check on their own.  No code is behind this header itself: each
+ * name is defined in its strategy's file, and every strategy builds only on
+ * the population base (select_pop.h, included here), never on select.c.
+ * Picks own their info object (strategy-specific request fields); the
+ * dispatcher frees it.  Returned text is malloc'd for the caller.
  */
 #ifndef KSCI_SELECT_INT_H
 #define KSCI_SELECT_INT_H
 
-#include "rng.h"
-#include "select.h"
+#include <jansson.h>
 
-#define SEL_MAXKEYS 16
+#include "select_pop.h"
 
-struct sel_pop {
-	const struct sel_opts *o;
-	struct sel_cand *c;
-	size_t n, cap;
-	char **names; /* interned strings: tasks+backends ("task\0backend"), statuses, arms */
-	size_t *namelen;
-	int nnames, capnames;
-	int *tb_names, *status_names, *arm_names; /* name indices per table */
-	int ntb, nstatus, narm;
-	const char *keys[SEL_MAXKEYS];
-	char keybuf[SEL_MAXKEYS][64];
-	int nkeys;
+/* Strategy entry points: fill picks[0..o->population), each already
+ * sel_pick_init'ed, with p's generator seeded.  -1 + errbuf. */
+int sel_best(struct sel_pop *p, struct sel_pick *picks, char *errbuf);       /* select_best.c */
+int sel_tournament(struct sel_pop *p, struct sel_pick *picks, char *errbuf); /* select_best.c */
+int sel_islands(struct sel_pop *p, struct sel_pick *picks, char *errbuf);    /* select_islands.c */
+int sel_map(struct sel_pop *p, struct sel_pick *picks, char *errbuf);        /* select_map.c */
+int sel_bandit(struct sel_pop *p, struct sel_pick *picks, char *errbuf);     /* select_bandit.c */
+int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf);        /* select_llm.c */
 
-	/* after sel_pop_finish */
-	int finished;
-	int tb;                /* the chosen (task, backend), -1 when none */
-	int *elig;             /* eligible parents, best first */
-	int nelig;
-	int *hash;             /* open addressing: id -> last candidate of the task */
-	size_t hmask;
-	long records, failed, other, maxgen;
-	char task[128];
-	struct rng rng;
-	sel_fetch_fn fetch; /* during sel_run, for strategies that read records */
-	void *fetch_ctx;
-};
-
-struct sel_pick {
-	int base;
-	int insp[SEL_MAXINSP];
-	int ninsp;
-	int island; /* -1: none */
-	char reason[400];
-	json_t *info; /* extra strategy fields, owned */
-};
-
-/* Strategy entry points: fill picks[0..o->population).  -1 + errbuf. */
-int sel_best(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-int sel_tournament(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-int sel_islands(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-int sel_map(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-int sel_bandit(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf);
-
-/* Helpers over a list of candidate indices sorted best first. */
-/* Winner of a tournament of size t drawn with replacement from list[0..n). */
-int sel_tourney(struct sel_pop *p, const int *list, int n, int t);
-/* Fill pick->insp with up to want others from list (best first), skipping
- * the base and ones already taken. */
-void sel_add_best(struct sel_pick *pick, const int *list, int n, int want);
-/* Index of id among the population's candidates of the task (last record of
- * that id), or -1. */
-int sel_find(const struct sel_pop *p, const char *id);
-/* The interned name of an arm. */
-const char *sel_arm_name(const struct sel_pop *p, int arm);
-/* Comparison helper: is candidate a better than b (speedup, then earlier). */
-int sel_better(const struct sel_pop *p, int a, int b);
-/* Intern an arm name given on the command line; its index or -1. */
-int sel_intern_arm(struct sel_pop *p, const char *name);
-
-/* MAP-Elites pieces (select_map.c), exposed for the unit tests. */
+/* MAP-Elites pieces (select_map.c). */
 /* Bin of v in [lo, hi] cut into bins; NAN -> bins (the "none" bin). */
 int sel_map_bin(int bins, double lo, double hi, double v);
 /* Fill lo/hi per dimension and the elites (candidate indices) with their
@@ -84,5 +36,18 @@ int sel_map_elites(struct sel_pop *p, double *lo, double *hi, int *elites, uint6
 double sel_reward(double child, double parent);
 /* Pulls and reward sums per arm (arrays of p->narm). */
 int sel_bandit_pulls(struct sel_pop *p, long *n, double *sum);
+
+/* llm pieces (select_llm.c). */
+/* The prompt (malloc'd, caller frees; NULL when out of memory): the
+ * population's best candidates with ids, parents, generation, speedup and
+ * per-size timings taken from recs (whole records of the candidates listed
+ * in idx[0..n)), and the picks already made this generation (text, may be
+ * empty). */
+char *sel_llm_prompt(const struct sel_pop *p, const int *idx, json_t *const *recs, int n, const char *taken);
+/* Read the model's answer: the first JSON object in the text with "base"
+ * (an eligible id), optional "reference" (an eligible id, not the base) and
+ * "reasoning".  0 with candidate indices (*ref -1 when none) and a copy of
+ * the reasoning (caller frees); -1 + errbuf. */
+int sel_llm_parse(const struct sel_pop *p, const char *answer, int *base, int *ref, char **reasoning, char *errbuf);
 
 #endif

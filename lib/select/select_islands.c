@@ -60,8 +60,8 @@ int sel_islands(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 				         "islands: migration at generation %ld (every %d): the best of island %d (%.4gx) "
 				         "moves to island %d as this child's base",
 				         st.next_generation, M, src, p->c[m].speedup, i);
-			} else if (m != pk->base && o->inspirations > 0) {
-				pk->insp[pk->ninsp++] = m;
+			} else if (o->inspirations > 0) {
+				sel_pick_add(pk, m);
 			}
 		}
 		sel_add_best(pk, pool, npool, o->inspirations);

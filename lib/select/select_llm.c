@@ -14,7 +14,6 @@
  */
 #include "select_int.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +121,7 @@ int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 		if (sel_llm_parse(p, answer, &base, &ref, &why, e) == 0) {
 			pk->base = base;
 			if (ref >= 0 && o->inspirations > 0)
-				pk->insp[pk->ninsp++] = ref;
+				sel_pick_add(pk, ref);
 			snprintf(pk->reason, sizeof pk->reason, "llm: the model chose base %s (%.4gx)%s%s among the %d fastest of %d",
 			         p->c[base].id, p->c[base].speedup, ref >= 0 ? " and reference " : "", ref >= 0 ? p->c[ref].id : "",
 			         n, p->nelig);
@@ -144,6 +143,6 @@ int sel_llm(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 	for (int i = 0; recs && i < n; i++)
 		json_decref(recs[i]);
 	free(recs);
-	free(taken.buf);
+	sb_release(&taken);
 	return rc;
 }

@@ -106,16 +106,9 @@ int sel_map(struct sel_pop *p, struct sel_pick *picks, char *errbuf)
 		int e = (int)rng_below(&p->rng, (uint64_t)ne);
 		pk->base = elites[e];
 		for (int j = 0; j < o->inspirations && j < ne - 1 && pk->ninsp < SEL_MAXINSP; j++)
-			for (int tries = 0; tries < 8; tries++) {
-				int c = elites[rng_below(&p->rng, (uint64_t)ne)];
-				int dup = c == pk->base;
-				for (int q = 0; q < pk->ninsp; q++)
-					dup |= pk->insp[q] == c;
-				if (!dup) {
-					pk->insp[pk->ninsp++] = c;
+			for (int tries = 0; tries < 8; tries++)
+				if (sel_pick_add(pk, elites[rng_below(&p->rng, (uint64_t)ne)]))
 					break;
-				}
-			}
 		json_t *cell = json_array();
 		char where[120] = "";
 		uint64_t key = keys[e];

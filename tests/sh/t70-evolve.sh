@@ -31,6 +31,18 @@ expect_eq "a fatal stage failure exits 3" 3 $?
 expect_eq "archive unchanged after a failed generation" "$before" "$(gzip -dc "$a" | md5sum)"
 ok "the failure is reported" grep -q 'generation 3 failed' "$T/err4"
 
+# Regression (torn last line of a gzip archive): with a last member cut
+# short, last_generation printed two numbers and evolve.sh ran away; now it
+# stops at once with exit 3, the archive untouched.
+size=$(wc -c <"$a")
+head -c "$((size - 30))" "$a" >"$T/torn.ndjson.gz"
+before=$(md5sum <"$T/torn.ndjson.gz")
+timeout 120 evolve.sh --task matmul --population 4 --budget 0.05 --seed 1 --archive "$T/torn.ndjson.gz" \
+	--generations 4 >"$T/out5" 2>"$T/err5"
+expect_eq "torn archive: evolve.sh exits 3" 3 $?
+expect_eq "torn archive: nothing appended" "$before" "$(md5sum <"$T/torn.ndjson.gz")"
+ok "torn archive: says it cannot read all of it" grep -q "evolve.sh: cannot read all of $T/torn.ndjson.gz" "$T/err5"
+
 not_ok_is "unknown option is refused" evolve.sh --no-such-thing
 evolve.sh --population x >/dev/null 2>&1
 expect_eq "bad number is a usage error" 2 $?

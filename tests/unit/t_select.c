@@ -1,8 +1,10 @@
 /* t_select: the span scanner and the selection strategies, on in-memory lines. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "select/select.h"
 #include "select/select_int.h"
 #include "jscan.h"
 #include "t.h"
@@ -283,6 +285,116 @@ static void llm(void)
 	sel_pop_free(p);
 }
 
+static int refuse(void *ctx, const json_t *rec)
+{
+	(void)ctx;
+	(void)rec;
+	return -1;
+}
+
+static json_t *fetch_not_b(void *ctx, const struct sel_cand *c)
+{
+	return strcmp(c->id, "b") == 0 ? NULL : mem_fetch(ctx, c);
+}
+
+/* A model call that fails with a message that happens to read like a write error. */
+static char *ask_fails(void *ctx, const char *prompt, json_t **acct, char *errbuf)
+{
+	(void)ctx;
+	(void)prompt;
+	*acct = NULL;
+	snprintf(errbuf, ERRBUF, "write error");
+	return NULL;
+}
+
+static int run_with(struct sel_opts *o, struct mem *m, sel_fetch_fn fetch, sel_emit_fn emit)
+{
+	char e[ERRBUF];
+	struct sel_pop *p = sel_pop_new(o, e);
+	for (int i = 0; i < m->n; i++)
+		sel_pop_line(p, m->lines[i], strlen(m->lines[i]), 0, i + 1, 0, e);
+	int rc = sel_pop_finish(p, e) == 0 ? sel_run(p, fetch, emit, m, e) : -99;
+	sel_pop_free(p);
+	return rc;
+}
+
+/* kselect chose its exit code by comparing the message with "write error";
+ * sel_run's result alone must say what happened. */
+static void results(void)
+{
+	struct mem m = {{R("a", "1.0", ""), R("b", "2.0", "")}, 2};
+	struct sel_opts o = opts(SEL_BEST);
+	o.population = 1;
+	o.inspirations = 0;
+	clear();
+	T_OK(run_with(&o, &m, mem_fetch, collect) == SEL_DONE, "all emitted: SEL_DONE");
+	T_OK(run_with(&o, &m, fetch_not_b, collect) == SEL_PARTIAL, "a chosen record that cannot be re-read: SEL_PARTIAL");
+	T_OK(run_with(&o, &m, mem_fetch, refuse) == SEL_FATAL, "emit fails: SEL_FATAL");
+	struct mem empty = {{0}, 0};
+	T_OK(run_with(&o, &empty, mem_fetch, refuse) == SEL_FATAL, "the seed request cannot be emitted: SEL_FATAL");
+	struct mem none = {{"{\"id\":\"f\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"crashed\"}"}, 1};
+	T_OK(run_with(&o, &none, mem_fetch, collect) == SEL_NONE, "nothing timed: SEL_NONE");
+	o.strategy = SEL_LLM;
+	o.ask = ask_fails;
+	T_OK(run_with(&o, &m, mem_fetch, collect) == SEL_NONE,
+	     "regression (exit code by message text): a model failure reading \"write error\" is SEL_NONE, not fatal");
+	clear();
+}
+
+static json_t *sum_of(const char *const *lines, int n, long gen)
+{
+	char e[ERRBUF];
+	struct sel_sum *s = sel_sum_new("mm", "c", gen);
+	for (int i = 0; i < n; i++)
+		if (sel_sum_line(s, lines[i], strlen(lines[i]), e) != 0)
+			printf("# line %d: %s\n", i + 1, e);
+	json_t *j = sel_sum_json(s);
+	sel_sum_free(s);
+	return j;
+}
+
+static void summary(void)
+{
+	const char *l[] = {
+		R("a", "2.0", ",\"generation\":0"),
+		R("b", "3.0", ",\"generation\":1"),
+		R("c", "3.0", ",\"generation\":2,\"time\":{\"speedup_vs_baseline\":3,\"speedup_vs_seed\":1.5}"),
+		"{\"id\":\"d\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"wrong\",\"generation\":2}",
+		"{\"id\":\"e\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"generation\":2}",
+		R("o", "9.0", ",\"backend\":\"cuda\",\"generation\":5"),
+		R("x", "9.0", ",\"task\":\"other\",\"generation\":7"),
+		"   ",
+	};
+	json_t *j = sum_of(l, 8, -1), *best = json_object_get(j, "best");
+	char *st = json_dumps(json_object_get(j, "statuses"), JSON_COMPACT);
+	T_OK(json_integer_value(json_object_get(j, "records")) == 5, "summary: records of the task and back end only");
+	T_OK(json_integer_value(json_object_get(j, "last_generation")) == 2 &&
+	         json_integer_value(json_object_get(j, "generation")) == 2,
+	     "summary: the last generation, and its statuses by default");
+	T_OK(st && strcmp(st, "{\"timed\":2,\"wrong\":1}") == 0, "summary: statuses counted, sorted by name (%s)", st);
+	T_OK(strcmp(json_string_value(json_object_get(best, "id")), "c") == 0 &&
+	         json_integer_value(json_object_get(best, "generation")) == 2 &&
+	         json_real_value(json_object_get(best, "speedup_vs_seed")) == 1.5,
+	     "summary: the best timed record, a later one winning a tie (as jq's max_by)");
+	free(st);
+	json_decref(j);
+	j = sum_of(l, 2, 0);
+	st = json_dumps(json_object_get(j, "statuses"), JSON_COMPACT);
+	T_OK(st && strcmp(st, "{\"timed\":1}") == 0 && json_is_null(json_object_get(json_object_get(j, "best"), "speedup_vs_seed")),
+	     "summary: --generation G counts G; a missing speedup_vs_seed is null");
+	free(st);
+	json_decref(j);
+	j = sum_of(l, 0, -1);
+	T_OK(json_integer_value(json_object_get(j, "last_generation")) == -1 && json_is_null(json_object_get(j, "best")) &&
+	         json_integer_value(json_object_get(j, "generation")) == -1,
+	     "summary of nothing: last_generation -1, best null");
+	json_decref(j);
+	char e[ERRBUF];
+	struct sel_sum *s = sel_sum_new("mm", "c", -1);
+	T_OK(sel_sum_line(s, "{\"id\":\"z\",\"task\":", 18, e) != 0, "summary: a torn line is an error");
+	sel_sum_free(s);
+}
+
 int main(void)
 {
 	scanner();
@@ -292,6 +404,8 @@ int main(void)
 	map_elites();
 	bandit();
 	llm();
+	results();
+	summary();
 	clear();
 	return T_DONE();
 }

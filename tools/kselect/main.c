@@ -1,7 +1,9 @@
 /*
  * kselect: read an archive, choose the parents of the next generation and
  * write one request record per child (docs/tools/kselect.md).  Options,
- * usage and the loop; the work is in lib/archive.c and lib/select*.c.
+ * usage and the loop; the work is in lib/archive.c and lib/select/.  The
+ * exit status follows from what the library returns (enum sel_result,
+ * ar_scan's -1), never from the text of a message.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -21,15 +23,18 @@
 
 struct run {
 	struct sel_pop *pop;
+	struct sel_sum *sum; /* --summary: lines go here instead */
 	struct ar_file **ar;
 	int nar, cur, status;
+	int write_failed; /* emit reported a write error (once, through tool_write_error) */
 };
 
 static int on_line(void *ctx, const char *line, size_t len, long lineno, uint64_t off)
 {
 	struct run *r = ctx;
 	char e[ERRBUF];
-	if (sel_pop_line(r->pop, line, len, r->cur, lineno, off, e) != 0) {
+	int rc = r->sum ? sel_sum_line(r->sum, line, len, e) : sel_pop_line(r->pop, line, len, r->cur, lineno, off, e);
+	if (rc != 0) {
 		warnx_("%s: line %ld: %s; line skipped", ar_name(r->ar[r->cur]), lineno, e);
 		if (r->status == KSCI_EXIT_OK)
 			r->status = KSCI_EXIT_INPUT;
@@ -79,8 +84,43 @@ static json_t *fetch(void *ctx, const struct sel_cand *c)
 
 static int emit(void *ctx, const json_t *rec)
 {
-	(void)ctx;
-	return nd_write(stdout, rec);
+	struct run *r = ctx;
+	if (nd_write(stdout, rec) == 0)
+		return 0;
+	r->write_failed = 1;
+	tool_write_error();
+	return -1;
+}
+
+/* --summary: the one object.  An exit code. */
+static int write_summary(struct run *r)
+{
+	json_t *sum = sel_sum_json(r->sum);
+	if (!sum)
+		die(KSCI_EXIT_FATAL, "out of memory");
+	int rc = nd_write(stdout, sum);
+	json_decref(sum);
+	return rc == 0 ? KSCI_EXIT_OK : tool_write_error();
+}
+
+/* The requests.  An exit code, from sel_run's result (never its message). */
+static int choose_and_emit(struct run *r, char *e)
+{
+	if (sel_pop_finish(r->pop, e) != 0)
+		die(KSCI_EXIT_USAGE, "%s", e);
+	switch (sel_run(r->pop, fetch, emit, r, e)) {
+	case SEL_DONE:
+		return KSCI_EXIT_OK;
+	case SEL_PARTIAL:
+		return KSCI_EXIT_INPUT;
+	case SEL_NONE:
+		warnx_("%s", e);
+		return KSCI_EXIT_INPUT;
+	default: /* SEL_FATAL: the write failed (emit reported it) or out of memory */
+		if (!r->write_failed)
+			warnx_("%s", e);
+		return KSCI_EXIT_FATAL;
+	}
 }
 
 int main(int argc, char **argv)
@@ -98,13 +138,13 @@ int main(int argc, char **argv)
 		{"cmd", required_argument, NULL, 'x'}, {"replay", required_argument, NULL, 'y'},
 		{"temperature", required_argument, NULL, 'e'}, {"max-tokens", required_argument, NULL, 'X'},
 		{"timeout", required_argument, NULL, 'o'}, {"transcript", required_argument, NULL, 'R'},
-		{"shortlist", required_argument, NULL, 'L'},
+		{"shortlist", required_argument, NULL, 'L'}, {"summary", no_argument, NULL, 'Z'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct sel_opts o = {.backend = "c", .population = 4, .strategy = SEL_TOURNAMENT, .k = 4, .tournament = 3,
 	                     .inspirations = 1, .islands = 4, .migrate_every = 5, .ucb_c = 1.414, .generation = -1};
 	const char *provider = NULL;
 	struct llm_config lc = {.temperature = -1, .max_retries = -1, .n = 1};
-	int have_seed = 0, c;
+	int have_seed = 0, summary = 0, c;
 	long v;
 	double d;
 	char e[ERRBUF];
@@ -142,6 +182,7 @@ int main(int argc, char **argv)
 		case 'X': bad = opt_long("--max-tokens", optarg, 1, 1000000, &v, e); lc.max_tokens = v; break;
 		case 'o': bad = opt_double("--timeout", optarg, 0.001, 86400, &d, e); lc.timeout = d; break;
 		case 'L': bad = opt_long("--shortlist", optarg, 1, 1000, &v, e); o.shortlist = (int)v; break;
+		case 'Z': summary = 1; break;
 		case 'F':
 			for (char *s = optarg; *s && !bad;) {
 				size_t n = strcspn(s, ",");
@@ -166,6 +207,10 @@ int main(int argc, char **argv)
 			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	if (summary && !o.task)
+		die(KSCI_EXIT_USAGE, "--summary needs --task");
+	if (summary)
+		o.strategy = SEL_TOURNAMENT; /* --strategy and its options play no part */
 	if (o.strategy == SEL_LLM && (!provider || strcmp(provider, "mutate") == 0))
 		die(KSCI_EXIT_USAGE, "--strategy llm needs a model provider (--provider ...)%s",
 		    provider ? ": mutate is not a model" : "");
@@ -188,7 +233,9 @@ int main(int argc, char **argv)
 	char **files = nfiles ? argv + optind : dash;
 	if (!nfiles)
 		nfiles = 1;
-	if (!(r.pop = sel_pop_new(&o, e)))
+	if (summary && !(r.sum = sel_sum_new(o.task, o.backend, o.generation)))
+		die(KSCI_EXIT_FATAL, "out of memory");
+	if (!summary && !(r.pop = sel_pop_new(&o, e)))
 		die(KSCI_EXIT_USAGE, "%s", e);
 	if (!(r.ar = calloc((size_t)nfiles, sizeof *r.ar)))
 		die(KSCI_EXIT_FATAL, "out of memory");
@@ -199,22 +246,15 @@ int main(int argc, char **argv)
 		if (ar_scan(r.ar[r.cur], on_line, &r, e) != 0)
 			die(KSCI_EXIT_FATAL, "%s", e);
 	}
-	if (sel_pop_finish(r.pop, e) != 0)
-		die(KSCI_EXIT_USAGE, "%s", e);
-	int rc = sel_run(r.pop, fetch, emit, &r, e);
-	if (rc < 0) {
-		int code = strcmp(e, "write error") == 0 ? KSCI_EXIT_FATAL : KSCI_EXIT_INPUT;
-		if (code == KSCI_EXIT_FATAL)
-			tool_write_error();
-		else
-			warnx_("%s", e);
-		return code;
-	}
-	if (rc > 0 && r.status == KSCI_EXIT_OK)
-		r.status = KSCI_EXIT_INPUT;
+	/* One way out, as jq's main: the worst code wins (3 > 1 > 0), and
+	 * everything is released on every path. */
+	int rc = summary ? write_summary(&r) : choose_and_emit(&r, e);
+	if (rc > r.status)
+		r.status = rc;
 	for (int i = 0; i < r.nar; i++)
 		ar_close(r.ar[i]);
 	free(r.ar);
 	sel_pop_free(r.pop);
+	sel_sum_free(r.sum);
 	return tool_exit(r.status);
 }

@@ -1,0 +1,174 @@
+/*
+ * select_summary: one small object that sums an archive up for one task
+ * and back end (kselect --summary; see select_summary.h).
+ *
+ * The pipelines ask two questions per generation — which generation is the
+ * last, and how did generation G fare next to the best so far — and used
+ * to answer them with jq over the whole decompressed archive (jq -s held
+ * all of it in memory).  Here each line goes through the span scanner once
+ * and leaves only counters behind, so memory does not grow with the
+ * archive.  The semantics are the jq ones the pipelines had: every line of
+ * the task counts (a repeated id too), generations are numbers >= 0,
+ * and the best is the highest time.speedup_vs_baseline among "timed"
+ * records, a later record winning a tie.  Without a generation asked for,
+ * the statuses counted are those of the highest generation seen so far,
+ * restarted whenever a higher one appears.
+ */
+#include "select_summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jscan.h"
+
+enum { S_ID, S_TASK, S_BACKEND, S_STATUS, S_GEN, S_TIME, S_NKEYS };
+static const char *const sum_keys[S_NKEYS] = {"id", "task", "backend", "status", "generation", "time"};
+
+struct sum_status {
+	char name[48]; /* "null" when the status is not a string */
+	long n;
+};
+
+struct sel_sum {
+	const char *task, *backend;
+	long want;     /* generation whose statuses are counted; < 0: the last */
+	long records;
+	long last;     /* -1: none */
+	long counted;  /* the generation the statuses are of; -1: none yet */
+	struct sum_status *st;
+	int nst, capst;
+	int oom;
+	/* the best timed record so far */
+	int have_best;
+	char best_id[128];
+	int best_has_id, best_has_gen, best_has_seed;
+	double best_gen, best_speedup, best_seed;
+};
+
+struct sel_sum *sel_sum_new(const char *task, const char *backend, long generation)
+{
+	struct sel_sum *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->task = task;
+	s->backend = backend;
+	s->want = generation;
+	s->last = -1;
+	s->counted = generation >= 0 ? generation : -1;
+	return s;
+}
+
+void sel_sum_free(struct sel_sum *s)
+{
+	if (!s)
+		return;
+	free(s->st);
+	free(s);
+}
+
+/* Whether span v is the JSON string want (no escapes in ours). */
+static int span_is(struct js_span v, const char *want)
+{
+	char buf[256];
+	return js_string(v, buf, sizeof buf) == 0 && strcmp(buf, want) == 0;
+}
+
+static void count_status(struct sel_sum *s, struct js_span v)
+{
+	char name[sizeof s->st->name];
+	if (js_string(v, name, sizeof name) != 0)
+		memcpy(name, "null", 5);
+	for (int i = 0; i < s->nst; i++)
+		if (strcmp(s->st[i].name, name) == 0) {
+			s->st[i].n++;
+			return;
+		}
+	if (s->nst == s->capst) {
+		int nc = s->capst ? s->capst * 2 : 16;
+		struct sum_status *ns = realloc(s->st, (size_t)nc * sizeof *ns);
+		if (!ns) {
+			s->oom = 1;
+			return;
+		}
+		s->st = ns;
+		s->capst = nc;
+	}
+	memcpy(s->st[s->nst].name, name, sizeof name);
+	s->st[s->nst++].n = 1;
+}
+
+static void take_best(struct sel_sum *s, const struct js_span *sp)
+{
+	struct js_span v;
+	double d;
+	if (!span_is(sp[S_STATUS], "timed") || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
+	    js_number(v, &d) != 0 || (s->have_best && d < s->best_speedup))
+		return;
+	s->have_best = 1;
+	s->best_speedup = d;
+	s->best_has_id = js_string(sp[S_ID], s->best_id, sizeof s->best_id) == 0;
+	s->best_has_gen = js_number(sp[S_GEN], &s->best_gen) == 0;
+	s->best_has_seed = js_path(sp[S_TIME], "speedup_vs_seed", &v) == 0 && js_number(v, &s->best_seed) == 0;
+}
+
+int sel_sum_line(struct sel_sum *s, const char *line, size_t n, char *errbuf)
+{
+	if (strspn(line, " \t") >= n)
+		return 0;
+	struct js_span sp[S_NKEYS];
+	if (js_fields(line, n, sum_keys, S_NKEYS, sp, errbuf) != 0)
+		return -1;
+	if (!span_is(sp[S_TASK], s->task) || !span_is(sp[S_BACKEND], s->backend))
+		return 0;
+	s->records++;
+	double d;
+	long g = js_number(sp[S_GEN], &d) == 0 && d >= 0 && d < 1e15 ? (long)d : -1;
+	int exact = g >= 0 && (double)g == d;
+	if (g > s->last)
+		s->last = g;
+	if (s->want < 0 && exact && g > s->counted) {
+		s->counted = g;
+		s->nst = 0;
+	}
+	if (exact && g == s->counted)
+		count_status(s, sp[S_STATUS]);
+	take_best(s, sp);
+	return 0;
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct sum_status *)x)->name, ((const struct sum_status *)y)->name);
+}
+
+/* An integral number as an integer (generation 3, not 3.0), else a real. */
+static json_t *number(double d) { return d == floor(d) && fabs(d) < 1e15 ? json_integer((json_int_t)d) : json_real(d); }
+
+json_t *sel_sum_json(const struct sel_sum *s)
+{
+	if (s->oom)
+		return NULL;
+	struct sum_status *st = malloc(((size_t)s->nst + 1) * sizeof *st);
+	json_t *statuses = json_object(), *best = json_null();
+	if (!st || !statuses) {
+		free(st);
+		json_decref(statuses);
+		return NULL;
+	}
+	if (s->nst) { /* s->st is NULL until a status is counted */
+		memcpy(st, s->st, (size_t)s->nst * sizeof *st);
+		qsort(st, (size_t)s->nst, sizeof *st, by_name);
+	}
+	for (int i = 0; i < s->nst; i++)
+		json_object_set_new(statuses, st[i].name, json_integer(st[i].n));
+	free(st);
+	if (s->have_best)
+		best = json_pack("{so,so,so,so}", "id", s->best_has_id ? json_string(s->best_id) : json_null(), "generation",
+		                 s->best_has_gen ? number(s->best_gen) : json_null(), "speedup_vs_baseline",
+		                 json_real(s->best_speedup), "speedup_vs_seed",
+		                 s->best_has_seed ? json_real(s->best_seed) : json_null());
+	return json_pack("{ss,ss,sI,sI,sI,so,so}", "task", s->task, "backend", s->backend, "records",
+	                 (json_int_t)s->records, "last_generation", (json_int_t)s->last, "generation",
+	                 (json_int_t)s->counted, "statuses", statuses, "best", best);
+}
