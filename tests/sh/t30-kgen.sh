@@ -6,8 +6,14 @@
 
 export KSCI_TASKS="$T/tasks"
 mkdir -p "$KSCI_TASKS/tiny"
+# A valid task (kgen reads tasks through lib/task.h, which validates them);
+# the seed doubles as the reference.
 cat >"$KSCI_TASKS/tiny/task.json" <<'EOF'
-{"name": "tiny", "seed": {"c": "seed.c"}}
+{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
+ "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
+          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
+          {"name": "n", "kind": "scalar", "dtype": "i32"}],
+ "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
 EOF
 cat >"$KSCI_TASKS/tiny/seed.c" <<'EOF'
 /* tiny: copy */
