@@ -5,6 +5,14 @@
  * request (base: null) to gen_seed, a base to gen_mutate or to the model
  * stages of gen_llm.  gen_load_archive fills the state the generators read:
  * the seen ids and the lab notebook.
+ *
+ * The archive is read through lib/archive.h (decompression on a second
+ * thread) and each line is walked with lib/jscan.h, not parsed: an archive
+ * is mostly kernel sources and logs, and only the id and whether the record
+ * feeds the notebook matter here.  A line is parsed by jansson only when it
+ * feeds the notebook, or when the walk cannot vouch that jansson would take
+ * it (see plain_json): then the parse decides, and its message is the
+ * warning, exactly as when every line was parsed.
  */
 #include "gen.h"
 
@@ -12,10 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "gen_llm.h"
 #include "gen_mutate.h"
 #include "gen_seed.h"
-#include "ndjson.h"
+#include "jscan.h"
 #include "rec.h"
 #include "task.h"
 
@@ -40,47 +49,224 @@ void gen_free(struct gen *g)
 
 /* ---- the archive ---- */
 
-/* Keep what a lab notebook can learn from: candidates with a measured
- * outcome and the hypothesis that produced them. */
-static int notebook_worthy(const json_t *r)
+/* Length of the UTF-8 sequence at s that jansson accepts (no overlong form,
+ * no surrogate, at most U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s, const unsigned char *end)
 {
-	return json_is_object(rec_path(r, "origin.hypothesis")) || json_is_string(rec_path(r, "origin.hypothesis")) ||
-	       json_is_string(rec_path(r, "origin.plan.title"));
+	unsigned v, min;
+	int n;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	if (s[0] < 0xe0)
+		n = 2, v = s[0] & 0x1fu, min = 0x80;
+	else if (s[0] < 0xf0)
+		n = 3, v = s[0] & 0x0fu, min = 0x800;
+	else
+		n = 4, v = s[0] & 0x07u, min = 0x10000;
+	if (end - s < n)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3fu);
+	}
+	return v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? 0 : n;
+}
+
+/* \uXXXX at p (p[0] == '\\'): the code unit, or -1. */
+static long u_escape(const char *p, const char *end)
+{
+	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	long u = 0;
+	for (int i = 2; i < 6; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		u = u * 16 + d;
+	}
+	return u;
+}
+
+/* p just after an opening quote: just after the closing one when every
+ * escape, byte and \u pair in between is one jansson accepts, else NULL. */
+static const char *plain_string(const char *p, const char *end)
+{
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c >= 0x80) {
+			int k = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			if (!k)
+				return NULL;
+			p += k;
+		} else if (c != '\\') {
+			p++;
+		} else if (end - p >= 2 && p[1] && strchr("\"\\/bfnrt", p[1])) {
+			p += 2;
+		} else {
+			long u = u_escape(p, end), lo;
+			if (u < 0 || (u >= 0xdc00 && u <= 0xdfff))
+				return NULL;
+			p += 6;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if ((lo = u_escape(p, end)) < 0xdc00 || lo > 0xdfff)
+					return NULL;
+				p += 6;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *digits(const char *p, const char *end)
+{
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* A number at p that jansson reads without error (JSON's grammar; an
+ * integer that fits int64, a real that cannot overflow): just after it, else
+ * NULL.  The bounds are conservative: a number past them is only parsed. */
+static const char *plain_number(const char *p, const char *end)
+{
+	int real = 0;
+	if (*p == '-')
+		p++;
+	const char *d = p;
+	p = p < end && *p == '0' ? p + 1 : digits(p, end);
+	size_t ndig = (size_t)(p - d);
+	if (ndig == 0)
+		return NULL;
+	if (p < end && *p == '.') {
+		const char *f = p + 1;
+		if ((p = digits(f, end)) == f)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const char *x = p + 1 < end && (p[1] == '+' || p[1] == '-') ? p + 2 : p + 1;
+		if ((p = digits(x, end)) == x || p - x > 2)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && *p && strchr("+-.eE0123456789", *p))
+		return NULL;
+	return ndig > (real ? 200u : 18u) ? NULL : p;
+}
+
+/* Whether jansson is sure to accept a line that js_fields found to be one
+ * well-formed object: js_fields checks the structure but neither escapes,
+ * UTF-8 nor the number grammar, which jansson does (a line it rejects is
+ * skipped with a warning, and its id never counts as seen). */
+static int plain_json(const char *p, size_t n)
+{
+	const char *end = p + n;
+	while (p && p < end) {
+		if (*p == '"')
+			p = plain_string(p + 1, end);
+		else if (*p == '-' || (*p >= '0' && *p <= '9'))
+			p = plain_number(p, end);
+		else
+			p++;
+	}
+	return p != NULL;
+}
+
+/* Keep what a lab notebook can learn from: candidates with a measured
+ * outcome and the hypothesis that produced them.  The same rule on a walked
+ * line's origin and on a parsed record. */
+static int notebook_worthy(struct js_span origin)
+{
+	struct js_span v;
+	return (js_path(origin, "hypothesis", &v) == 0 && (v.p[0] == '{' || v.p[0] == '"')) ||
+	       (js_path(origin, "plan.title", &v) == 0 && v.p[0] == '"');
+}
+
+static int notebook_worthy_rec(const json_t *r)
+{
+	json_t *h = rec_path(r, "origin.hypothesis");
+	return json_is_object(h) || json_is_string(h) || json_is_string(rec_path(r, "origin.plan.title"));
+}
+
+static void see(struct gen *g, const char *id)
+{
+	if (id)
+		json_object_set_new(g->seen, id, json_true());
+}
+
+/* The id of a walked line into the seen set (a non-string id counts not). */
+static void see_span(struct gen *g, struct js_span id)
+{
+	char buf[256];
+	long n = id.p && id.p[0] == '"' ? js_strlen(id) : -1;
+	if (n < 0)
+		return;
+	char *s = (size_t)n < sizeof buf ? buf : malloc((size_t)n + 1);
+	if (s && js_string(id, s, (size_t)n + 1) == 0)
+		see(g, s);
+	if (s != buf)
+		free(s);
+}
+
+struct load {
+	struct gen *g;
+	const char *name;
+};
+
+static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_t off)
+{
+	static const char *const keys[] = {"id", "origin"};
+	struct load *l = ctx;
+	struct js_span sp[2];
+	char e[ERRBUF];
+	size_t i = 0;
+	(void)off;
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == n)
+		return 0; /* blank lines are no records */
+	int walked = js_fields(line, n, keys, 2, sp, e) == 0 && plain_json(line, n);
+	if (walked && !notebook_worthy(sp[1])) {
+		see_span(l->g, sp[0]);
+		return 0;
+	}
+	json_error_t je;
+	json_t *rec = json_loadb(line, n, JSON_ALLOW_NUL, &je);
+	if (!rec) {
+		gen_warnf(l->g, "archive %s: line %ld: not JSON: %s (column %d); line skipped", l->name, lineno, je.text,
+			  je.column);
+		return 0;
+	}
+	if (!json_is_object(rec)) {
+		gen_warnf(l->g, "archive %s: line %ld: not a JSON object; line skipped", l->name, lineno);
+	} else {
+		see(l->g, rec_str(rec, "id"));
+		if (notebook_worthy_rec(rec)) {
+			/* The notebook needs the outcome, not the source. */
+			json_object_del(rec, "source");
+			json_object_del(rec, "request");
+			json_array_append(l->g->notebook, rec);
+		}
+	}
+	json_decref(rec);
+	return 0;
 }
 
 int gen_load_archive(struct gen *g, const char *path, char *errbuf)
 {
-	struct nd_reader *r = nd_open(path, errbuf);
-	if (!r)
+	struct ar_file *a = ar_open(path, errbuf);
+	if (!a)
 		return -1;
-	for (;;) {
-		json_t *rec;
-		char e[ERRBUF];
-		int rc = nd_next(r, &rec, e);
-		if (rc == 0)
-			break;
-		if (rc == -2) {
-			nd_close(r);
-			return errf(errbuf, "%s", e);
-		}
-		if (rc < 0) {
-			gen_warnf(g, "archive %s; line skipped", e);
-			continue;
-		}
-		const char *id = rec_str(rec, "id");
-		if (id)
-			json_object_set_new(g->seen, id, json_true());
-		if (notebook_worthy(rec)) {
-			/* The notebook needs the outcome, not the source. */
-			json_t *slim = json_deep_copy(rec);
-			json_object_del(slim, "source");
-			json_object_del(slim, "request");
-			json_array_append_new(g->notebook, slim);
-		}
-		json_decref(rec);
-	}
-	nd_close(r);
-	return 0;
+	struct load l = {g, ar_name(a)};
+	int rc = ar_scan(a, load_line, &l, errbuf);
+	ar_close(a);
+	return rc ? -1 : 0;
 }
 
 /* ---- requests ---- */

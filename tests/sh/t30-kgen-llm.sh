@@ -50,6 +50,21 @@ expect_eq "openai ok: request carried Bearer key, max_tokens, system+user messag
 ok "openai ok: the prompt holds the knowledge base and the notebook" \
 	grep -q 'Lab notebook' <(head -1 "$T/server.log" | jq -r '.body.messages[1].content')
 
+# The lab notebook comes from --archive: a record with a hypothesis is one
+# line of the prompt, with its status and failure; one without is not.
+{
+	jq -c '. + {id:"nb1", status:"wrong", origin:{hypothesis:"unroll the inner loop"}, verify:{message:"y[3] = 2, want 1"}}' "$T/seed.nd"
+	jq -c '. + {id:"nb2", status:"timed", origin:{generator:"mutate", note:"not a hypothesis"}}' "$T/seed.nd"
+} | gzip >"$T/nb.gz"
+: >"$T/server.log"
+r=$(gen ok --archive "$T/nb.gz")
+expect_eq "notebook: the child is made" "generated -" "$r"
+expect_eq "notebook: the plan prompt lists the archived hypothesis with its outcome" \
+	"- [-] unroll the inner loop -> wrong (y[3] = 2, want 1)" \
+	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -F 'unroll the inner loop')"
+expect_eq "notebook: a record without a hypothesis is not in it" 0 \
+	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -c 'not a hypothesis')"
+
 # The exchange pointer leads to the exact prompt and response.
 check_exchange() {
 	python3 - "$T/out.nd" <<'EOF'

@@ -90,6 +90,19 @@ expect_eq "archive: 3 new children" 3 "$(wc -l <"$T/kids5.nd")"
 expect_eq "archive: none already in the archive" "" \
 	"$(cat "$T/kids.nd" "$T/kids5.nd" "$T/seed.nd" | jq -r .id | sort | uniq -d)"
 
+# The archive is walked, not parsed line by line: a bad line is still
+# reported with its number and the other ids still count; a gzip archive cut
+# short is an error (exit 3), not a shorter archive.
+{ echo 'not json'; cat "$T/seed.nd" "$T/kids.nd"; } | gzip >"$T/badline.gz"
+kgen --seed 1 --children 3 --archive "$T/badline.gz" <"$T/req.nd" >"$T/kids6.nd" 2>"$T/badline.err"
+expect_eq "archive with a bad line: exit 0" 0 "$?"
+ok "archive with a bad line: warned with its number" grep -q "archive $T/badline.gz: line 1: not JSON" "$T/badline.err"
+expect_eq "archive with a bad line: the other ids still count" "$(jq -r .id "$T/kids5.nd")" "$(jq -r .id "$T/kids6.nd")"
+head -c "$(($(wc -c <"$T/archive.ndjson.gz") / 2))" "$T/archive.ndjson.gz" >"$T/cut.gz"
+kgen --archive "$T/cut.gz" <"$T/req.nd" >/dev/null 2>"$T/cut.err"
+expect_eq "truncated gzip archive: exit 3" 3 "$?"
+ok "truncated gzip archive: said so" grep -q "cut.gz: unexpected end of gzip data" "$T/cut.err"
+
 # Knob space: 3 + 2 + 1 singles, 3*2 + 3*1 + 2*1 pairs = 17 children in all.
 cat "$T/req.nd" "$T/req.nd" "$T/req.nd" | kgen --seed 3 --children 6 >"$T/all.nd"
 expect_eq "exhaustion: 17 distinct children over three requests" "17 17" \
