@@ -50,7 +50,7 @@ EOF
 fi
 /usr/bin/time --version >/dev/null 2>&1 || { echo "kgen-archive.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 echo "archive: $archive ($(du -h "$archive" | cut -f1), $records records)"
-best= rss=0
+best='' rss=0
 for _ in $(seq "$runs"); do
 	log=$(mktemp)
 	echo '{"status":"timed","id":"x"}' |
