@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "expr.h"
+#include "rec.h"
 
 const char *task_root(void)
 {
@@ -20,10 +22,7 @@ const char *task_root(void)
 	return e && *e ? e : KSCI_DATADIR "/tasks";
 }
 
-int task_backend_ok(const char *b)
-{
-	return b && (strcmp(b, "c") == 0 || strcmp(b, "cuda") == 0 || strcmp(b, "hip") == 0);
-}
+int task_backend_ok(const char *b) { return rec_backend_known(b); }
 
 void task_free(struct task *t)
 {
@@ -212,10 +211,12 @@ struct task *task_load(const char *dir, const char *name, char *e)
 		goto fail;
 	/* Per-back-end benchmark sizes ("bench_cuda": a GPU needs far larger
 	 * problems than a CPU core to be measured fairly). */
-	static const char *const per_backend[] = {"bench_c", "bench_cuda", "bench_hip", NULL};
-	for (int i = 0; per_backend[i]; i++)
-		if (json_object_get(t->json, per_backend[i]) && check_sizes(t, per_backend[i], e) < 0)
+	for (int i = 0; rec_backends[i]; i++) {
+		char field[32];
+		snprintf(field, sizeof field, "bench_%s", rec_backends[i]);
+		if (json_object_get(t->json, field) && check_sizes(t, field, e) < 0)
 			goto fail;
+	}
 	t->tests = json_object_get(t->json, "tests");
 	t->bench = json_object_get(t->json, "bench");
 	char path[PATH_MAX];
@@ -291,6 +292,15 @@ int task_file(const struct task *t, const char *role, const char *backend, char 
 	if (access(buf, R_OK) != 0)
 		return errf(e, "%s: %s file %s is missing", t->path, role, buf);
 	return 0;
+}
+
+char *task_read(const struct task *t, const char *role, const char *backend, char *e)
+{
+	char path[PATH_MAX];
+	char *text;
+	if (task_file(t, role, backend, path, sizeof path, e) < 0 || cache_read_file(path, &text, NULL, e) < 0)
+		return NULL;
+	return text;
 }
 
 const json_t *task_bench(const struct task *t, const char *backend)

@@ -4,9 +4,14 @@
  * role (reference, baseline, seed) per back end, and the generated wrapper
  * that binds a candidate's `solve` to the harness.
  *
+ * This is the one reader of task.json: every tool and lib module that needs
+ * a task (kcompile, kverify, ktime, kgen's seed and prompts) goes through
+ * task_get, so a task is validated once, the same way for all.
+ *
  * task_get caches loaded tasks by (root, name) for the life of the process;
  * the returned task is owned by the cache (do not free).  Strings and JSON
- * values inside a task are borrowed from it.
+ * values inside a task are borrowed from it.  task_read returns malloc'd
+ * text the caller frees.
  */
 #ifndef KSCI_TASK_H
 #define KSCI_TASK_H
@@ -49,6 +54,9 @@ void task_free(struct task *t);
 /* Path of the file for role ("reference", "baseline", "seed") and backend
  * into buf.  The reference is host C for every back end.  -1 if none. */
 int task_file(const struct task *t, const char *role, const char *backend, char *buf, size_t n, char *errbuf);
+/* The text of that file (malloc'd, caller frees); NULL and errbuf when the
+ * task names none for backend or it cannot be read. */
+char *task_read(const struct task *t, const char *role, const char *backend, char *errbuf);
 /* Benchmark sizes for backend: "bench_<backend>" when the task has it, else
  * "bench" (borrowed). */
 const json_t *task_bench(const struct task *t, const char *backend);
@@ -67,6 +75,8 @@ int task_numel(const struct task *t, int i, const json_t *size, int64_t *n, char
 double task_formula(const struct task *t, const char *field, const json_t *size);
 /* "rows=7 cols=33" — for messages. */
 void task_size_str(const json_t *size, char *buf, size_t n);
+/* Whether backend is one ksci knows: rec_backend_known(), kept under this
+ * name for the task's callers. */
 int task_backend_ok(const char *backend);
 
 #endif

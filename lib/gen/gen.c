@@ -1,28 +1,32 @@
 /*
- * gen: requests in, candidates out; see gen.h.
+ * gen: the dispatcher; see gen.h.
  *
- * The seed request and the mutate generator live here; model providers are
- * delegated to lib/gen/gen_llm.c, which shares the skeleton/error helpers below
- * so that every generator writes the same record shape.  Duplicate
- * avoidance is by id (docs/record.md): an id already in the archive or
- * already emitted in this run is never emitted again.
+ * gen_request checks a request once and hands it to one generator: the seed
+ * request (base: null) to gen_seed, a base to gen_mutate or to the model
+ * stages of gen_llm.  gen_load_archive fills the state the generators read:
+ * the seen ids and the lab notebook.
+ *
+ * The archive is read through lib/archive.h (decompression on a second
+ * thread) and each line is walked with lib/jscan.h, not parsed: an archive
+ * is mostly kernel sources and logs, and only the id and whether the record
+ * feeds the notebook matter here.  A line is parsed by jansson only when it
+ * feeds the notebook, or when the walk cannot vouch that jansson would take
+ * it (see plain_json): then the parse decides, and its message is the
+ * warning, exactly as when every line was parsed.
  */
 #include "gen.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
-#include "mutate.h"
-#include "ndjson.h"
-#include "rec.h"
+#include "archive.h"
 #include "gen_llm.h"
-
-#ifndef KSCI_DATADIR
-#define KSCI_DATADIR "data"
-#endif
+#include "gen_mutate.h"
+#include "gen_seed.h"
+#include "jscan.h"
+#include "rec.h"
+#include "task.h"
 
 void gen_init(struct gen *g)
 {
@@ -30,6 +34,8 @@ void gen_init(struct gen *g)
 		g->tool = "kgen";
 	if (g->children < 1)
 		g->children = 1;
+	if (!g->tasks || !*g->tasks)
+		g->tasks = task_root();
 	g->seen = json_object();
 	g->notebook = json_array();
 }
@@ -41,269 +47,229 @@ void gen_free(struct gen *g)
 	g->seen = g->notebook = NULL;
 }
 
-const char *gen_tasks_root(const char *opt)
+/* ---- the archive ---- */
+
+/* Length of the UTF-8 sequence at s that jansson accepts (no overlong form,
+ * no surrogate, at most U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s, const unsigned char *end)
 {
-	static char def[4096];
-	if (opt && *opt)
-		return opt;
-	const char *e = getenv("KSCI_TASKS");
-	if (e && *e)
-		return e;
-	snprintf(def, sizeof def, "%s/tasks", KSCI_DATADIR);
-	return def;
+	unsigned v, min;
+	int n;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	if (s[0] < 0xe0)
+		n = 2, v = s[0] & 0x1fu, min = 0x80;
+	else if (s[0] < 0xf0)
+		n = 3, v = s[0] & 0x0fu, min = 0x800;
+	else
+		n = 4, v = s[0] & 0x07u, min = 0x10000;
+	if (end - s < n)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3fu);
+	}
+	return v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? 0 : n;
 }
 
-static void warnf(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(struct gen *g, const char *fmt, ...)
+/* \uXXXX at p (p[0] == '\\'): the code unit, or -1. */
+static long u_escape(const char *p, const char *end)
 {
-	char m[ERRBUF];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	if (g->warn)
-		g->warn(g->ctx, m);
+	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	long u = 0;
+	for (int i = 2; i < 6; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		u = u * 16 + d;
+	}
+	return u;
+}
+
+/* p just after an opening quote: just after the closing one when every
+ * escape, byte and \u pair in between is one jansson accepts, else NULL. */
+static const char *plain_string(const char *p, const char *end)
+{
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c >= 0x80) {
+			int k = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			if (!k)
+				return NULL;
+			p += k;
+		} else if (c != '\\') {
+			p++;
+		} else if (end - p >= 2 && p[1] && strchr("\"\\/bfnrt", p[1])) {
+			p += 2;
+		} else {
+			long u = u_escape(p, end), lo;
+			if (u < 0 || (u >= 0xdc00 && u <= 0xdfff))
+				return NULL;
+			p += 6;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if ((lo = u_escape(p, end)) < 0xdc00 || lo > 0xdfff)
+					return NULL;
+				p += 6;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *digits(const char *p, const char *end)
+{
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* A number at p that jansson reads without error (JSON's grammar; an
+ * integer that fits int64, a real that cannot overflow): just after it, else
+ * NULL.  The bounds are conservative: a number past them is only parsed. */
+static const char *plain_number(const char *p, const char *end)
+{
+	int real = 0;
+	if (*p == '-')
+		p++;
+	const char *d = p;
+	p = p < end && *p == '0' ? p + 1 : digits(p, end);
+	size_t ndig = (size_t)(p - d);
+	if (ndig == 0)
+		return NULL;
+	if (p < end && *p == '.') {
+		const char *f = p + 1;
+		if ((p = digits(f, end)) == f)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const char *x = p + 1 < end && (p[1] == '+' || p[1] == '-') ? p + 2 : p + 1;
+		if ((p = digits(x, end)) == x || p - x > 2)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && *p && strchr("+-.eE0123456789", *p))
+		return NULL;
+	return ndig > (real ? 200u : 18u) ? NULL : p;
+}
+
+/* Whether jansson is sure to accept a line that js_fields found to be one
+ * well-formed object: js_fields checks the structure but neither escapes,
+ * UTF-8 nor the number grammar, which jansson does (a line it rejects is
+ * skipped with a warning, and its id never counts as seen). */
+static int plain_json(const char *p, size_t n)
+{
+	const char *end = p + n;
+	while (p && p < end) {
+		if (*p == '"')
+			p = plain_string(p + 1, end);
+		else if (*p == '-' || (*p >= '0' && *p <= '9'))
+			p = plain_number(p, end);
+		else
+			p++;
+	}
+	return p != NULL;
 }
 
 /* Keep what a lab notebook can learn from: candidates with a measured
- * outcome and the hypothesis that produced them. */
-static int notebook_worthy(const json_t *r)
+ * outcome and the hypothesis that produced them.  The same rule on a walked
+ * line's origin and on a parsed record. */
+static int notebook_worthy(struct js_span origin)
 {
-	return json_is_object(rec_path(r, "origin.hypothesis")) || json_is_string(rec_path(r, "origin.hypothesis")) ||
-	       json_is_string(rec_path(r, "origin.plan.title"));
+	struct js_span v;
+	return (js_path(origin, "hypothesis", &v) == 0 && (v.p[0] == '{' || v.p[0] == '"')) ||
+	       (js_path(origin, "plan.title", &v) == 0 && v.p[0] == '"');
+}
+
+static int notebook_worthy_rec(const json_t *r)
+{
+	json_t *h = rec_path(r, "origin.hypothesis");
+	return json_is_object(h) || json_is_string(h) || json_is_string(rec_path(r, "origin.plan.title"));
+}
+
+static void see(struct gen *g, const char *id)
+{
+	if (id)
+		json_object_set_new(g->seen, id, json_true());
+}
+
+/* The id of a walked line into the seen set (a non-string id counts not). */
+static void see_span(struct gen *g, struct js_span id)
+{
+	char buf[256];
+	long n = id.p && id.p[0] == '"' ? js_strlen(id) : -1;
+	if (n < 0)
+		return;
+	char *s = (size_t)n < sizeof buf ? buf : malloc((size_t)n + 1);
+	if (s && js_string(id, s, (size_t)n + 1) == 0)
+		see(g, s);
+	if (s != buf)
+		free(s);
+}
+
+struct load {
+	struct gen *g;
+	const char *name;
+};
+
+static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_t off)
+{
+	static const char *const keys[] = {"id", "origin"};
+	struct load *l = ctx;
+	struct js_span sp[2];
+	char e[ERRBUF];
+	size_t i = 0;
+	(void)off;
+	while (i < n && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == n)
+		return 0; /* blank lines are no records */
+	int walked = js_fields(line, n, keys, 2, sp, e) == 0 && plain_json(line, n);
+	if (walked && !notebook_worthy(sp[1])) {
+		see_span(l->g, sp[0]);
+		return 0;
+	}
+	json_error_t je;
+	json_t *rec = json_loadb(line, n, JSON_ALLOW_NUL, &je);
+	if (!rec) {
+		gen_warnf(l->g, "archive %s: line %ld: not JSON: %s (column %d); line skipped", l->name, lineno, je.text,
+			  je.column);
+		return 0;
+	}
+	if (!json_is_object(rec)) {
+		gen_warnf(l->g, "archive %s: line %ld: not a JSON object; line skipped", l->name, lineno);
+	} else {
+		see(l->g, rec_str(rec, "id"));
+		if (notebook_worthy_rec(rec)) {
+			/* The notebook needs the outcome, not the source. */
+			json_object_del(rec, "source");
+			json_object_del(rec, "request");
+			json_array_append(l->g->notebook, rec);
+		}
+	}
+	json_decref(rec);
+	return 0;
 }
 
 int gen_load_archive(struct gen *g, const char *path, char *errbuf)
 {
-	struct nd_reader *r = nd_open(path, errbuf);
-	if (!r)
+	struct ar_file *a = ar_open(path, errbuf);
+	if (!a)
 		return -1;
-	for (;;) {
-		json_t *rec;
-		char e[ERRBUF];
-		int rc = nd_next(r, &rec, e);
-		if (rc == 0)
-			break;
-		if (rc == -2) {
-			nd_close(r);
-			return errf(errbuf, "%s", e);
-		}
-		if (rc < 0) {
-			warnf(g, "archive %s; line skipped", e);
-			continue;
-		}
-		const char *id = rec_str(rec, "id");
-		if (id)
-			json_object_set_new(g->seen, id, json_true());
-		if (notebook_worthy(rec)) {
-			/* The notebook needs the outcome, not the source. */
-			json_t *slim = json_deep_copy(rec);
-			json_object_del(slim, "source");
-			json_object_del(slim, "request");
-			json_array_append_new(g->notebook, slim);
-		}
-		json_decref(rec);
-	}
-	nd_close(r);
-	return 0;
+	struct load l = {g, ar_name(a)};
+	int rc = ar_scan(a, load_line, &l, errbuf);
+	ar_close(a);
+	return rc ? -1 : 0;
 }
 
-static char *read_file(const char *path, char *errbuf)
-{
-	char *b;
-	return cache_read_file(path, &b, NULL, errbuf) < 0 ? NULL : b;
-}
-
-static int safe_name(const char *s)
-{
-	return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
-}
-
-char *gen_seed_source(const char *tasks, const char *task, const char *backend, const char **reason, char *errbuf)
-{
-	char path[4096];
-	*reason = "unknown_task";
-	if (!safe_name(task)) {
-		errf(errbuf, "unknown task \"%s\"", task);
-		return NULL;
-	}
-	snprintf(path, sizeof path, "%s/%s/task.json", tasks, task);
-	json_error_t je;
-	json_t *tj = json_load_file(path, 0, &je);
-	if (!tj) {
-		errf(errbuf, "unknown task \"%s\": %s: %s", task, path, je.text);
-		return NULL;
-	}
-	*reason = "no_seed";
-	const char *file = json_string_value(json_object_get(json_object_get(tj, "seed"), backend));
-	char *src = NULL;
-	if (!file || !safe_name(file)) {
-		errf(errbuf, "task \"%s\" has no seed kernel for back end \"%s\"", task, backend);
-	} else {
-		snprintf(path, sizeof path, "%s/%s/%s", tasks, task, file);
-		src = read_file(path, errbuf);
-	}
-	json_decref(tj);
-	return src;
-}
-
-json_t *gen_child_skeleton(const json_t *req)
-{
-	json_t *c = json_copy((json_t *)req);
-	json_object_del(c, "base");
-	json_object_del(c, "inspirations");
-	json_object_del(c, "strategy");
-	json_object_del(c, "status");
-	json_object_del(c, "id");
-	return c;
-}
-
-void gen_set_error(json_t *skel, const json_t *req, const char *generator, const char *reason, const char *msg)
-{
-	json_t *o = json_object_get(skel, "origin");
-	if (!json_is_object(o)) {
-		o = json_object();
-		json_object_set_new(skel, "origin", o);
-	}
-	json_object_set_new(o, "generator", json_string(generator));
-	json_t *st = json_object_get(req, "strategy");
-	if (st && !json_object_get(o, "strategy"))
-		json_object_set(o, "strategy", st);
-	json_object_del(skel, "source");
-	json_object_del(skel, "id");
-	rec_fail(skel, "gen", reason, ST_GEN_ERROR, msg);
-	json_object_set(skel, "request", (json_t *)req);
-}
-
-static int emit_error(struct gen *g, const json_t *req, const char *generator, const char *reason, const char *msg)
-{
-	json_t *c = gen_child_skeleton(req);
-	gen_set_error(c, req, generator, reason, msg);
-	int rc = g->emit(g->ctx, c);
-	json_decref(c);
-	return rc;
-}
-
-/* 0 done, 1 the request named an unknown task (emitted invalid), -1 write error */
-static int do_seed(struct gen *g, const json_t *req, long line)
-{
-	char e[ERRBUF];
-	const char *reason;
-	const char *task = rec_str(req, "task"), *backend = rec_str(req, "backend");
-	char *src = gen_seed_source(g->tasks, task, backend, &reason, e);
-	if (!src && strcmp(reason, "unknown_task") == 0) {
-		json_t *c = json_copy((json_t *)req);
-		rec_invalid(c, g->tool, line, e);
-		int rc = g->emit(g->ctx, c);
-		json_decref(c);
-		warnf(g, "%s", e);
-		return rc ? -1 : 1;
-	}
-	if (!src)
-		return emit_error(g, req, "seed", reason, e);
-	json_t *c = gen_child_skeleton(req);
-	json_object_set_new(c, "generation", json_integer(0));
-	json_object_set_new(c, "parents", json_array());
-	json_object_set_new(c, "source", json_string(src));
-	free(src);
-	if (!json_is_string(json_object_get(c, "source"))) {
-		json_decref(c);
-		return emit_error(g, req, "seed", "bad_source", "seed kernel is not valid UTF-8");
-	}
-	json_object_set_new(c, "origin", json_pack("{s:s}", "generator", "seed"));
-	rec_set_id(c);
-	rec_set_status(c, ST_GENERATED);
-	json_object_set_new(g->seen, rec_str(c, "id"), json_true());
-	int rc = g->emit(g->ctx, c);
-	json_decref(c);
-	return rc;
-}
-
-uint64_t gen_request_seed(const struct gen *g, const json_t *req)
-{
-	if (g->have_seed)
-		return g->seed;
-	json_t *s = rec_path(req, "strategy.seed");
-	return json_is_integer(s) ? (uint64_t)json_integer_value(s) : 0;
-}
-
-static int do_mutate(struct gen *g, const json_t *req)
-{
-	char e[ERRBUF];
-	const json_t *base = json_object_get(req, "base");
-	const char *src = rec_str(base, "source");
-	const char *task = rec_str(req, "task"), *backend = rec_str(req, "backend");
-	struct mut_knobs k;
-	if (mut_parse(src, &k, e) != 0)
-		return emit_error(g, req, "mutate", "bad_knob", e);
-	if (k.n == 0) {
-		mut_free(&k);
-		return emit_error(g, req, "mutate", "no_knobs", "the base source marks no tunable constant (// ktune:)");
-	}
-	uint64_t seed = gen_request_seed(g, req);
-	char bid[REC_ID_LEN + 1];
-	const char *base_id = rec_str(base, "id");
-	if (!base_id) {
-		rec_make_id(task, backend, src, bid);
-		base_id = bid;
-	}
-	json_t *ci = json_object_get(req, "child");
-	uint64_t ms = mut_mix(mut_hash_str(seed, base_id), json_is_integer(ci) ? (uint64_t)json_integer_value(ci) : 0);
-	struct mut_move *moves;
-	size_t nm = mut_moves(&k, ms, &moves);
-	if (nm == (size_t)-1) {
-		mut_free(&k);
-		return emit_error(g, req, "mutate", "internal", "out of memory");
-	}
-	int made = 0, rc = 0;
-	size_t tried = 0;
-	for (size_t i = 0; i < nm && made < g->children && rc == 0; i++) {
-		char *child = mut_apply(src, &k, &moves[i]);
-		if (!child) {
-			rc = emit_error(g, req, "mutate", "internal", "out of memory");
-			made = -1;
-			break;
-		}
-		tried++;
-		char id[REC_ID_LEN + 1];
-		rec_make_id(task, backend, child, id);
-		if (json_object_get(g->seen, id) || strcmp(id, base_id) == 0) {
-			free(child);
-			continue;
-		}
-		json_t *changes = json_array();
-		for (int j = 0; j < moves[i].n; j++) {
-			const struct mut_knob *kb = &k.v[moves[i].c[j].knob];
-			json_array_append_new(changes, json_pack("{s:s, s:s, s:s, s:i}", "knob", kb->name, "from", kb->value,
-								 "to", kb->choices[moves[i].c[j].choice], "line", kb->line));
-		}
-		json_t *c = gen_child_skeleton(req);
-		json_object_set_new(c, "source", json_string(child));
-		free(child);
-		json_t *origin = json_pack("{s:s, s:o, s:I}", "generator", "mutate", "changes", changes, "seed",
-					   (json_int_t)seed);
-		json_t *st = json_object_get(req, "strategy");
-		if (st)
-			json_object_set(origin, "strategy", st);
-		json_object_set_new(c, "origin", origin);
-		json_object_set_new(c, "id", json_string(id));
-		rec_set_status(c, ST_GENERATED);
-		json_object_set_new(g->seen, id, json_true());
-		rc = g->emit(g->ctx, c);
-		json_decref(c);
-		made++;
-	}
-	free(moves);
-	mut_free(&k);
-	if (rc == 0 && made == 0) {
-		snprintf(e, sizeof e, "knob space exhausted: all %zu one- and two-knob changes are already in the archive",
-			 tried);
-		rc = emit_error(g, req, "mutate", "exhausted", e);
-	} else if (rc == 0 && made > 0 && made < g->children) {
-		warnf(g, "only %d of %d children: knob space exhausted", made, g->children);
-	}
-	return rc;
-}
+/* ---- requests ---- */
 
 /* The fields a request must have; NULL when usable, else what is wrong. */
 static const char *request_problem(const json_t *req, char *buf, size_t n)
@@ -328,26 +294,20 @@ static const char *request_problem(const json_t *req, char *buf, size_t n)
 
 int gen_request(struct gen *g, json_t *req, long line)
 {
-	const char *st = rec_str(req, "status");
 	if (gen_llm_wants_fix(g, req))
 		return gen_llm_fix_record(g, req) ? -1 : 0;
+	const char *st = rec_str(req, "status");
 	if (!st || strcmp(st, ST_SELECTED) != 0)
 		return g->emit(g->ctx, req) ? -1 : 0;
 	char buf[256];
 	const char *bad = request_problem(req, buf, sizeof buf);
-	if (bad) {
-		json_t *c = json_copy(req);
-		rec_invalid(c, g->tool, line, bad);
-		int rc = g->emit(g->ctx, c);
-		json_decref(c);
-		warnf(g, "%s", bad);
-		return rc ? -1 : 1;
-	}
 	int rc;
-	if (json_is_null(json_object_get(req, "base")))
-		return do_seed(g, req, line);
-	if (strcmp(g->generator, "mutate") == 0)
-		rc = do_mutate(g, req);
+	if (bad)
+		rc = gen_emit_invalid(g, req, line, bad);
+	else if (json_is_null(json_object_get(req, "base")))
+		rc = gen_seed_request(g, req, line);
+	else if (strcmp(g->generator, "mutate") == 0)
+		rc = gen_mutate_request(g, req);
 	else
 		rc = gen_llm_request(g, req, line);
 	return rc < 0 ? -1 : rc;

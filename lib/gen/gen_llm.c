@@ -19,20 +19,11 @@
 #include <string.h>
 
 #include "extract.h"
-#include "gen.h"
 #include "prompt.h"
 #include "rec.h"
+#include "task.h"
 
-static const char *const fail_status[] = {ST_COMPILE_ERROR, ST_WRONG, ST_CRASHED, ST_TIMEOUT, NULL};
-
-static int is_failed(const json_t *rec)
-{
-	const char *s = rec_str(rec, "status");
-	for (int i = 0; s && fail_status[i]; i++)
-		if (strcmp(s, fail_status[i]) == 0)
-			return 1;
-	return 0;
-}
+static int is_failed(const json_t *rec) { return rec_status_failed(rec_str(rec, "status")); }
 
 /* Per-request state: the plan call waiting to be charged. */
 struct job {
@@ -101,17 +92,14 @@ static int emit_fail(struct job *j, const char *stage, const char *reason, const
 	return rc ? -1 : 0;
 }
 
+/* task.json as the model sees it: the validated task's JSON, indented. */
 static char *task_text(const struct gen *g, const char *task)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s/task.json", g->tasks, task);
-	json_t *t = json_load_file(path, 0, NULL);
+	char e[ERRBUF];
+	const struct task *t = task_get(g->tasks, task, e);
 	if (!t)
 		return strdup("(task description unavailable)");
-	json_t *slim = json_deep_copy(t);
-	json_decref(t);
-	char *s = json_dumps(slim, JSON_INDENT(1));
-	json_decref(slim);
+	char *s = json_dumps(t->json, JSON_INDENT(1));
 	return s ? s : strdup("");
 }
 
@@ -281,7 +269,7 @@ static char *plan_text(const json_t *p)
 /* ---- write / fix: one call, one or more children ---- */
 
 static int child_from_reply(struct job *j, const char *stage, const json_t *base, const struct llm_reply *r,
-			    json_t *call, json_t *plan_obj, int fix_attempt, int *made)
+			    json_t *call, json_t *plan_obj, int fix_attempt)
 {
 	char e[ERRBUF];
 	int rc = 0;
@@ -306,7 +294,7 @@ static int child_from_reply(struct job *j, const char *stage, const json_t *base
 		}
 		char id[REC_ID_LEN + 1];
 		rec_make_id(task, backend, src, id);
-		if (strcmp(src, rec_str(base, "source")) == 0 || json_object_get(j->g->seen, id)) {
+		if (strcmp(src, rec_str(base, "source")) == 0 || gen_seen(j->g, id)) {
 			free(src);
 			rc = emit_fail(j, stage, "duplicate",
 				       "the answer's code is the base itself or a kernel already in the archive", call,
@@ -336,36 +324,39 @@ static int child_from_reply(struct job *j, const char *stage, const json_t *base
 		if (r->exchange)
 			json_object_set(o, "exchange", r->exchange);
 		json_object_set_new(c, "origin", o);
-		json_object_set_new(c, "id", json_string(id));
-		rec_set_status(c, ST_GENERATED);
-		json_object_set_new(j->g->seen, id, json_true());
-		rc = j->g->emit(j->g->ctx, c) ? -1 : 0;
-		json_decref(c);
-		(*made)++;
+		rc = gen_emit_child(j->g, c, id);
 	}
+	return rc;
+}
+
+/* One write or fix call (template stage.txt with vars, which it drops) and
+ * its children, or a gen_error.  0, or -1 when emitting failed. */
+static int call_for_children(struct job *j, const char *stage, const json_t *base, json_t *vars, json_t *plan_obj,
+			     int fix_attempt)
+{
+	char e[ERRBUF], name[32];
+	const char *reason;
+	struct llm_reply r;
+	snprintf(name, sizeof name, "%s.txt", stage);
+	int rc = ask(j, name, vars, &r, &reason, e);
+	json_decref(vars);
+	json_t *call = llm_reply_json(&j->sc->llm, &r, stage);
+	if (rc != 0)
+		rc = emit_fail(j, stage, reason, e, call, plan_obj);
+	else
+		rc = child_from_reply(j, stage, base, &r, call, plan_obj, fix_attempt);
+	json_decref(call);
+	llm_reply_free(&r);
 	return rc;
 }
 
 static int write_plan(struct job *j, const json_t *base, json_t *plan_obj)
 {
-	char e[ERRBUF];
-	const char *reason;
-	struct llm_reply r;
 	json_t *vars = vars_for(j, base);
 	char *pt = plan_text(plan_obj);
 	json_object_set_new(vars, "plan", json_string(pt));
 	free(pt);
-	int rc = ask(j, "write.txt", vars, &r, &reason, e);
-	json_decref(vars);
-	json_t *call = llm_reply_json(&j->sc->llm, &r, "write");
-	int made = 0;
-	if (rc != 0)
-		rc = emit_fail(j, "write", reason, e, call, plan_obj);
-	else
-		rc = child_from_reply(j, "write", base, &r, call, plan_obj, 0, &made);
-	json_decref(call);
-	llm_reply_free(&r);
-	return rc;
+	return call_for_children(j, "write", base, vars, plan_obj, 0);
 }
 
 static char *failure_report(const json_t *rec)
@@ -393,29 +384,17 @@ static char *failure_report(const json_t *rec)
 
 static int fix(struct job *j, const json_t *base)
 {
-	char e[ERRBUF];
-	const char *reason;
 	int prev = (int)json_integer_value(rec_path(base, "origin.fix_attempt"));
 	if (prev + 1 > j->sc->max_fix) {
+		char e[ERRBUF];
 		snprintf(e, sizeof e, "lineage already had %d fix attempts (--max-fix %d)", prev, j->sc->max_fix);
 		return emit_fail(j, "fix", "fix_limit", e, NULL, NULL);
 	}
-	struct llm_reply r;
 	json_t *vars = vars_for(j, base);
 	char *fr = failure_report(base);
 	json_object_set_new(vars, "failure", json_string(fr));
 	free(fr);
-	int rc = ask(j, "fix.txt", vars, &r, &reason, e);
-	json_decref(vars);
-	json_t *call = llm_reply_json(&j->sc->llm, &r, "fix");
-	int made = 0;
-	if (rc != 0)
-		rc = emit_fail(j, "fix", reason, e, call, NULL);
-	else
-		rc = child_from_reply(j, "fix", base, &r, call, NULL, prev + 1, &made);
-	json_decref(call);
-	llm_reply_free(&r);
-	return rc;
+	return call_for_children(j, "fix", base, vars, NULL, prev + 1);
 }
 
 int gen_llm_request(struct gen *g, const json_t *req, long line)

@@ -1,20 +1,23 @@
 /*
  * gen_llm: the language-model generators of kgen — plan, write, fix — built
- * on lib/llm.h, lib/prompt.h and lib/extract.h (docs/tools/kgen.md).
+ * on lib/llm.h, lib/gen/prompt.h and lib/gen/extract.h (docs/tools/kgen.md).
  *
- * gen_request hands every non-seed request to gen_llm_request when the
- * generator is a model provider, and failed candidates to gen_llm_fix_record
- * when the fix stage is on.  Records go out through the gen's emit callback;
- * nothing returned here is owned by the caller.
+ * gen_request (lib/gen/gen.c) hands every non-seed request to
+ * gen_llm_request when the generator is a model provider, and failed
+ * candidates to gen_llm_fix_record when the fix stage is on.  Like the other
+ * generators this file builds on lib/gen/gen_child.h (struct gen, the
+ * record helpers) and never on the dispatcher.  The tool fills a struct
+ * gen_llm_config and points struct gen's `stages` at it.  Records go out
+ * through the gen's emit callback; nothing returned here is owned by the
+ * caller.
  */
 #ifndef KSCI_GEN_LLM_H
 #define KSCI_GEN_LLM_H
 
 #include <jansson.h>
 
+#include "gen_child.h"
 #include "llm.h"
-
-struct gen;
 
 struct gen_llm_config {
 	struct llm_config llm;

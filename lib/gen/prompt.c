@@ -10,73 +10,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cache.h"
 #include "rec.h"
+#include "strbuf.h"
 
 #ifndef KSCI_DATADIR
 #define KSCI_DATADIR "data"
 #endif
-
-struct sb {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void sb_addn(struct sb *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap : 1024;
-		while (nc < b->len + n + 1)
-			nc *= 2;
-		char *np = realloc(b->p, nc);
-		if (!np) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = nc;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_add(struct sb *b, const char *s) { sb_addn(b, s, strlen(s)); }
-
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->oom = 1;
-		return;
-	}
-	sb_addn(b, s, (size_t)n);
-	free(s);
-}
-
-static char *sb_done(struct sb *b)
-{
-	if (b->oom) {
-		free(b->p);
-		return NULL;
-	}
-	if (!b->p)
-		return strdup("");
-	return b->p;
-}
 
 static const char *root(const char *opt, const char *env, const char *sub, char *buf, size_t n)
 {
@@ -116,7 +60,7 @@ char *prm_load(const char *dir, const char *name, char *errbuf)
 
 char *prm_render(const char *tmpl, const json_t *vars, char *errbuf)
 {
-	struct sb b = {0};
+	struct strbuf b = STRBUF_INIT;
 	const char *p = tmpl;
 	for (;;) {
 		const char *o = strstr(p, "{{");
@@ -137,7 +81,7 @@ char *prm_render(const char *tmpl, const json_t *vars, char *errbuf)
 		while (n && o[2 + n - 1] == ' ')
 			n--;
 		if (n >= sizeof key) {
-			free(b.p);
+			sb_release(&b);
 			errf(errbuf, "template placeholder too long");
 			return NULL;
 		}
@@ -151,13 +95,13 @@ char *prm_render(const char *tmpl, const json_t *vars, char *errbuf)
 		else if (json_is_number(v))
 			sb_printf(&b, "%g", json_number_value(v));
 		else {
-			free(b.p);
+			sb_release(&b);
 			errf(errbuf, "template uses unknown placeholder {{%s}}", key);
 			return NULL;
 		}
 		p = c + 2;
 	}
-	char *s = sb_done(&b);
+	char *s = sb_detach(&b, NULL);
 	if (!s)
 		errf(errbuf, "out of memory");
 	return s;
@@ -188,7 +132,7 @@ char *prm_knowledge(const char *dir, const char *backend, size_t max, char *errb
 	}
 	closedir(d);
 	qsort(names, n, sizeof *names, cmpstr);
-	struct sb b = {0};
+	struct strbuf b = STRBUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		char *t = names[i] ? prm_load(dir, names[i], errbuf) : NULL;
 		if (t && b.len + strlen(t) <= max) {
@@ -198,7 +142,7 @@ char *prm_knowledge(const char *dir, const char *backend, size_t max, char *errb
 		free(t);
 		free(names[i]);
 	}
-	char *s = sb_done(&b);
+	char *s = sb_detach(&b, NULL);
 	if (!s)
 		errf(errbuf, "out of memory");
 	return s;
@@ -215,7 +159,7 @@ static const char *text_of(const json_t *v)
 
 char *prm_notebook(const json_t *records, const char *task, size_t max)
 {
-	struct sb b = {0};
+	struct strbuf b = STRBUF_INIT;
 	size_t n = json_array_size(records), from = 0, count = 0;
 	for (size_t i = 0; i < n; i++)
 		if (!task || !rec_str(json_array_get(records, i), "task") ||
@@ -250,12 +194,12 @@ char *prm_notebook(const json_t *records, const char *task, size_t max)
 	}
 	if (b.len == 0)
 		sb_add(&b, "(empty: no experiment on this task yet)\n");
-	return sb_done(&b);
+	return sb_detach(&b, NULL);
 }
 
 char *prm_timings(const json_t *rec)
 {
-	struct sb b = {0};
+	struct strbuf b = STRBUF_INIT;
 	json_t *t = json_object_get(rec, "time");
 	json_t *sizes = json_object_get(t, "sizes");
 	size_t i;
@@ -279,5 +223,5 @@ char *prm_timings(const json_t *rec)
 	else
 		sb_printf(&b, "geometric mean: %.3fx vs baseline, %.3fx vs seed\n", rec_num(t, "speedup_vs_baseline"),
 			  rec_num(t, "speedup_vs_seed"));
-	return sb_done(&b);
+	return sb_detach(&b, NULL);
 }

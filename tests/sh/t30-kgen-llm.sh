@@ -8,7 +8,13 @@ start_mock_llm
 export KSCI_PROMPTS="$ROOT/data/prompts" KSCI_KNOWLEDGE="$ROOT/data/knowledge"
 export KSCI_TASKS="$T/tasks"
 mkdir -p "$KSCI_TASKS/tiny"
-echo '{"name": "tiny", "seed": {"c": "seed.c"}}' >"$KSCI_TASKS/tiny/task.json"
+cat >"$KSCI_TASKS/tiny/task.json" <<'EOF'
+{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
+ "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
+          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
+          {"name": "n", "kind": "scalar", "dtype": "i32"}],
+ "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
+EOF
 printf '#define TILE 32 // ktune: 8 16 32 64\nvoid solve(const float *x, float *y, int n) { for (int i = 0; i < n; i++) y[i] = x[i]; }\n' \
 	>"$KSCI_TASKS/tiny/seed.c"
 echo '{"status":"selected","task":"tiny","backend":"c","generation":0,"parents":[],"base":null,"strategy":{"name":"seed"}}' |
@@ -43,6 +49,21 @@ expect_eq "openai ok: request carried Bearer key, max_tokens, system+user messag
 	"$(head -1 "$T/server.log" | jq -r '"\(.headers.Authorization) \(.body.max_tokens) \([.body.messages[].role]|join(","))"')"
 ok "openai ok: the prompt holds the knowledge base and the notebook" \
 	grep -q 'Lab notebook' <(head -1 "$T/server.log" | jq -r '.body.messages[1].content')
+
+# The lab notebook comes from --archive: a record with a hypothesis is one
+# line of the prompt, with its status and failure; one without is not.
+{
+	jq -c '. + {id:"nb1", status:"wrong", origin:{hypothesis:"unroll the inner loop"}, verify:{message:"y[3] = 2, want 1"}}' "$T/seed.nd"
+	jq -c '. + {id:"nb2", status:"timed", origin:{generator:"mutate", note:"not a hypothesis"}}' "$T/seed.nd"
+} | gzip >"$T/nb.gz"
+: >"$T/server.log"
+r=$(gen ok --archive "$T/nb.gz")
+expect_eq "notebook: the child is made" "generated -" "$r"
+expect_eq "notebook: the plan prompt lists the archived hypothesis with its outcome" \
+	"- [-] unroll the inner loop -> wrong (y[3] = 2, want 1)" \
+	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -F 'unroll the inner loop')"
+expect_eq "notebook: a record without a hypothesis is not in it" 0 \
+	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -c 'not a hypothesis')"
 
 # The exchange pointer leads to the exact prompt and response.
 check_exchange() {

@@ -6,8 +6,14 @@
 
 export KSCI_TASKS="$T/tasks"
 mkdir -p "$KSCI_TASKS/tiny"
+# A valid task (kgen reads tasks through lib/task.h, which validates them);
+# the seed doubles as the reference.
 cat >"$KSCI_TASKS/tiny/task.json" <<'EOF'
-{"name": "tiny", "seed": {"c": "seed.c"}}
+{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
+ "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
+          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
+          {"name": "n", "kind": "scalar", "dtype": "i32"}],
+ "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
 EOF
 cat >"$KSCI_TASKS/tiny/seed.c" <<'EOF'
 /* tiny: copy */
@@ -83,6 +89,19 @@ kgen --seed 1 --children 3 --archive "$T/archive.ndjson.gz" <"$T/req.nd" >"$T/ki
 expect_eq "archive: 3 new children" 3 "$(wc -l <"$T/kids5.nd")"
 expect_eq "archive: none already in the archive" "" \
 	"$(cat "$T/kids.nd" "$T/kids5.nd" "$T/seed.nd" | jq -r .id | sort | uniq -d)"
+
+# The archive is walked, not parsed line by line: a bad line is still
+# reported with its number and the other ids still count; a gzip archive cut
+# short is an error (exit 3), not a shorter archive.
+{ echo 'not json'; cat "$T/seed.nd" "$T/kids.nd"; } | gzip >"$T/badline.gz"
+kgen --seed 1 --children 3 --archive "$T/badline.gz" <"$T/req.nd" >"$T/kids6.nd" 2>"$T/badline.err"
+expect_eq "archive with a bad line: exit 0" 0 "$?"
+ok "archive with a bad line: warned with its number" grep -q "archive $T/badline.gz: line 1: not JSON" "$T/badline.err"
+expect_eq "archive with a bad line: the other ids still count" "$(jq -r .id "$T/kids5.nd")" "$(jq -r .id "$T/kids6.nd")"
+head -c "$(($(wc -c <"$T/archive.ndjson.gz") / 2))" "$T/archive.ndjson.gz" >"$T/cut.gz"
+kgen --archive "$T/cut.gz" <"$T/req.nd" >/dev/null 2>"$T/cut.err"
+expect_eq "truncated gzip archive: exit 3" 3 "$?"
+ok "truncated gzip archive: said so" grep -q "cut.gz: unexpected end of gzip data" "$T/cut.err"
 
 # Knob space: 3 + 2 + 1 singles, 3*2 + 3*1 + 2*1 pairs = 17 children in all.
 cat "$T/req.nd" "$T/req.nd" "$T/req.nd" | kgen --seed 3 --children 6 >"$T/all.nd"

@@ -3,8 +3,8 @@
  *
  *   kselect < archive | kgen [--generator mutate] | kcompile | ...
  *
- * Options, usage and the record loop;  the work is in lib/gen/gen.c (seed and
- * mutate) and lib/gen/gen_llm.c (model providers).
+ * Options, usage and the record loop;  the work is in lib/gen/ (gen.h names
+ * its files; gen_llm.h holds the model options).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 		sc.knowledge = prm_knowledge_dir(knowledge);
 		g.stages = &sc;
 	}
-	g.tasks = gen_tasks_root(tasks);
+	g.tasks = tasks; /* gen_init: else task_root() */
 	g.emit = emit_cb;
 	g.warn = warn_cb;
 	g.ctx = &t;
