@@ -1,5 +1,6 @@
 /* cache: where the cache lives; see cache.h. */
 #include "cache.h"
+#include "file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

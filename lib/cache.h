@@ -12,16 +12,8 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "file.h"
 
 /* <cache>/<sub>, created (with parents) if missing, into buf. */
 int cache_dir(const char *sub, char *buf, size_t n, char *errbuf);
-
-/* The former name of file_read, kept only while lib/gen/ calls it; new code
- * calls file_read. */
-static inline int cache_read_file(const char *path, char **out, size_t *len, char *errbuf)
-{
-	return file_read(path, out, len, errbuf);
-}
 
 #endif

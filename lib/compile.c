@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "file.h"
 #include "harness.h"
 #include "proc.h"
 #include "rec.h"

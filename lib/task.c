@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "file.h"
 #include "expr.h"
 #include "rec.h"
 
@@ -298,7 +298,7 @@ char *task_read(const struct task *t, const char *role, const char *backend, cha
 {
 	char path[PATH_MAX];
 	char *text;
-	if (task_file(t, role, backend, path, sizeof path, e) < 0 || cache_read_file(path, &text, NULL, e) < 0)
+	if (task_file(t, role, backend, path, sizeof path, e) < 0 || file_read(path, &text, NULL, e) < 0)
 		return NULL;
 	return text;
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "file.h"
 #include "harness.h"
 #include "proc.h"
 #include "stats.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "file.h"
 #include "rec.h"
 #include "strbuf.h"
 
@@ -48,7 +48,7 @@ const char *prm_knowledge_dir(const char *opt)
 static char *slurp(const char *path, char *errbuf)
 {
 	char *s;
-	return cache_read_file(path, &s, NULL, errbuf) < 0 ? NULL : s;
+	return file_read(path, &s, NULL, errbuf) < 0 ? NULL : s;
 }
 
 char *prm_load(const char *dir, const char *name, char *errbuf)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "file.h"
 #include "err.h"
 #include "kgen-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kgen.md */
 #include "opt.h"
