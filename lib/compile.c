@@ -186,6 +186,18 @@ static int next_line(const char **p, char *line, size_t n)
 	return 1;
 }
 
+/* What both parsers return: the kernels found (ks, consumed) and the maxima,
+ * or NULL when the log named no kernel. */
+static json_t *resources(json_t *ks, long maxreg, long maxsmem, long spills)
+{
+	if (json_array_size(ks) == 0) {
+		json_decref(ks);
+		return NULL;
+	}
+	return json_pack("{s:o, s:I, s:I, s:I}", "kernels", ks, "max_registers", (json_int_t)maxreg,
+			 "max_smem_bytes", (json_int_t)maxsmem, "spills", (json_int_t)spills);
+}
+
 json_t *compile_parse_ptxas(const char *log)
 {
 	json_t *ks = json_array(), *cur = NULL;
@@ -222,12 +234,7 @@ json_t *compile_parse_ptxas(const char *log)
 				maxsmem = sm;
 		}
 	}
-	if (json_array_size(ks) == 0) {
-		json_decref(ks);
-		return NULL;
-	}
-	return json_pack("{s:o, s:I, s:I, s:I}", "kernels", ks, "max_registers", (json_int_t)maxreg,
-			 "max_smem_bytes", (json_int_t)maxsmem, "spills", (json_int_t)spills);
+	return resources(ks, maxreg, maxsmem, spills);
 }
 
 json_t *compile_parse_amdgpu(const char *log)
@@ -264,12 +271,7 @@ json_t *compile_parse_amdgpu(const char *log)
 			spills += v;
 		}
 	}
-	if (json_array_size(ks) == 0) {
-		json_decref(ks);
-		return NULL;
-	}
-	return json_pack("{s:o, s:I, s:I, s:I}", "kernels", ks, "max_registers", (json_int_t)maxreg,
-			 "max_smem_bytes", (json_int_t)maxlds, "spills", (json_int_t)spills);
+	return resources(ks, maxreg, maxlds, spills);
 }
 
 static int rm_rf(const char *dir)

@@ -9,6 +9,7 @@
 #ifndef KSCI_EVALUATE_H
 #define KSCI_EVALUATE_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdint.h>
 
@@ -37,6 +38,13 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg);
  * t --timeout, m --mem, s --seed, T --tasks.  1 when ch was one of them,
  * 0 when not, -1 for a bad value (errbuf says which). */
 int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
+/* The getopt_long entries of the options eval_option parses (and --help), for
+ * the head of kverify's and ktime's option tables: one list, so the two
+ * tools cannot drift apart. */
+#define EVAL_LONGOPTS                                                                  \
+	{"force", no_argument, 0, 'f'}, {"timeout", required_argument, 0, 't'},          \
+		{"mem", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'}, \
+		{"tasks", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}
 
 struct tool;
 /* tool_fn for kverify and ktime: eval_record, a warning naming the line

@@ -188,7 +188,7 @@ char *prm_notebook(const json_t *records, const char *task, size_t max)
 		const char *why = json_string_value(rec_path(r, "verify.message"));
 		if (!why)
 			why = json_string_value(rec_path(r, "gen.message"));
-		if (why && st && strcmp(st, "timed") != 0)
+		if (why && st && strcmp(st, ST_TIMED) != 0)
 			sb_printf(&b, " (%.160s)", why);
 		sb_add(&b, "\n");
 	}

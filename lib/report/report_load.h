@@ -1,4 +1,10 @@
 /*
+ * lib/report/ is kreport's work, in the order it runs: report_load (here)
+ * reads archives into flat candidates, report_stats computes every number
+ * of the report from them, and report_text, report_html and report_plot
+ * write it out, sharing report_fmt's number spellings.  Prices come from
+ * the shared lib/price.h.
+ *
  * report_load: the archive as kreport sees it — one flat, owned summary per
  * candidate record (docs/reports.md says which record fields feed which
  * number), collected from any number of archives.

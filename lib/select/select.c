@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rec.h"
 #include "select_int.h"
 
 /* --- options ------------------------------------------------------------- */
@@ -52,7 +53,7 @@ static json_t *population_json(const struct sel_pop *p)
 
 static json_t *request(const struct sel_pop *p, const char *name, const char *reason, int child, long gen)
 {
-	return json_pack("{ss,ss,ss,sI,s[],so,s[],s{ss,ss,sI,sI,so},si}", "status", "selected", "task", p->task, "backend",
+	return json_pack("{ss,ss,ss,sI,s[],so,s[],s{ss,ss,sI,sI,so},si}", "status", ST_SELECTED, "task", p->task, "backend",
 	                 p->o->backend, "generation", (json_int_t)gen, "parents", "base", json_null(), "inspirations",
 	                 "strategy", "name", name, "reason", reason, "seed", (json_int_t)child_seed(p->o->seed, child),
 	                 "run_seed", (json_int_t)p->o->seed, "population", population_json(p), "child", child);

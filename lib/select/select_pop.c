@@ -259,7 +259,7 @@ int sel_pop_line(struct sel_pop *p, const char *line, size_t n, int file, long l
 	}
 	if (js_string(sp[K_BACKEND], backend, sizeof backend) != 0)
 		backend[0] = '\0';
-	if (strcmp(status, "selected") == 0 || (p->o->task && strcmp(task, p->o->task) != 0) ||
+	if (strcmp(status, ST_SELECTED) == 0 || (p->o->task && strcmp(task, p->o->task) != 0) ||
 	    strcmp(backend, p->o->backend) != 0) {
 		p->other++;
 		return 0;
@@ -290,7 +290,7 @@ int sel_pop_line(struct sel_pop *p, const char *line, size_t n, int file, long l
 	if (js_index(sp[K_PARENTS], 0, &v) == 0 && js_string(v, c->parent, sizeof c->parent) != 0)
 		c->parent[0] = '\0';
 	c->speedup = NAN;
-	if (strcmp(status, "timed") == 0 && js_path(sp[K_TIME], "speedup_vs_baseline", &v) == 0 &&
+	if (strcmp(status, ST_TIMED) == 0 && js_path(sp[K_TIME], "speedup_vs_baseline", &v) == 0 &&
 	    js_number(v, &d) == 0) {
 		c->speedup = d;
 		c->timed = c->id[0] && isfinite(d) && d > 0;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "jscan.h"
+#include "rec.h"
 
 enum { S_ID, S_TASK, S_BACKEND, S_STATUS, S_GEN, S_TIME, S_NKEYS };
 static const char *const sum_keys[S_NKEYS] = {"id", "task", "backend", "status", "generation", "time"};
@@ -102,7 +103,7 @@ static void take_best(struct sel_sum *s, const struct js_span *sp)
 {
 	struct js_span v;
 	double d;
-	if (!span_is(sp[S_STATUS], "timed") || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
+	if (!span_is(sp[S_STATUS], ST_TIMED) || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
 	    js_number(v, &d) != 0 || (s->have_best && d < s->best_speedup))
 		return;
 	s->have_best = 1;

@@ -133,6 +133,15 @@ static void population(void)
 	     "empty: the seed request");
 }
 
+/* The base ids of the last run's requests, one after another. */
+static void bases(char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < nout && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%s", base_id(i));
+}
+
 static void tournament(void)
 {
 	struct mem m = {{R("a", "1.0", ""), R("b", "1.1", ""), R("c", "1.2", ""), R("d", "1.3", ""), R("e", "1.4", ""),
@@ -140,17 +149,14 @@ static void tournament(void)
 	                6};
 	struct sel_opts o = opts(SEL_TOURNAMENT);
 	o.population = 16;
-	char s1[200] = "", s2[200] = "", s3[200] = "";
+	char s1[200], s2[200], s3[200];
 	run(&o, &m, NULL);
-	for (int i = 0; i < nout; i++)
-		strcat(s1, base_id(i));
+	bases(s1, sizeof s1);
 	run(&o, &m, NULL);
-	for (int i = 0; i < nout; i++)
-		strcat(s2, base_id(i));
+	bases(s2, sizeof s2);
 	o.seed = 2;
 	run(&o, &m, NULL);
-	for (int i = 0; i < nout; i++)
-		strcat(s3, base_id(i));
+	bases(s3, sizeof s3);
 	T_OK(strcmp(s1, s2) == 0, "tournament: same seed, same bases (%s)", s1);
 	T_OK(strcmp(s1, s3) != 0, "tournament: other seed, other bases (%s)", s3);
 	T_OK(!strchr(s1, 'a'), "tournament of 3 among 6: the worst never wins (%s)", s1);

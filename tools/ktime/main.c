@@ -17,11 +17,9 @@ int main(int argc, char **argv)
 	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
 			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000};
 	static const struct option lo[] = {
-		{"force", no_argument, 0, 'f'},           {"budget", required_argument, 0, 'b'},
-		{"target-sem", required_argument, 0, 'S'}, {"min-runs", required_argument, 0, 'n'},
-		{"max-runs", required_argument, 0, 'N'},   {"timeout", required_argument, 0, 't'},
-		{"mem", required_argument, 0, 'm'},        {"seed", required_argument, 0, 's'},
-		{"tasks", required_argument, 0, 'T'},      {"help", no_argument, 0, 'h'},
+		EVAL_LONGOPTS,
+		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
+		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;

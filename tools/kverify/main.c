@@ -16,11 +16,7 @@ int main(int argc, char **argv)
 	err_init(argv[0]);
 	struct eval_opts o = {.mode = "verify", .timeout_s = 60, .mem_mb = 8192, .nseeds = 3, .sizes = "tests"};
 	static const struct option lo[] = {
-		{"force", no_argument, 0, 'f'},      {"timeout", required_argument, 0, 't'},
-		{"mem", required_argument, 0, 'm'},   {"seeds", required_argument, 0, 'n'},
-		{"seed", required_argument, 0, 's'},  {"all-sizes", no_argument, 0, 'a'},
-		{"tasks", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+		EVAL_LONGOPTS, {"seeds", required_argument, 0, 'n'}, {"all-sizes", no_argument, 0, 'a'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	char e[ERRBUF];
