@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "file.h"
 #include "opt.h"
 #include "proc.h"
@@ -231,11 +232,38 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		if (file_write_atomic(dump, jtext, strlen(jtext), de) < 0)
 			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage, de);
 	}
-	char *argv[] = {harness, NULL};
+	char *prog[] = {harness, NULL};
+	int gpu = strcmp(backend, "c") != 0;
+	/* What the harness may see: itself, the kernels' objects and the task,
+	 * read-only; on a GPU also the device-facts cache, read-write, so the
+	 * measured peaks survive the run (a kernel could rewrite them: they
+	 * only feed "% of peak", never a speedup or a verdict). */
+	char devcache[PATH_MAX] = "", cacheroot[PATH_MAX + 16] = "", de[ERRBUF];
+	if (gpu && cache_dir("device", devcache, sizeof devcache, de) == 0) {
+		snprintf(cacheroot, sizeof cacheroot, "KSCI_CACHE=%.*s", (int)(strrchr(devcache, '/') - devcache),
+			 devcache);
+	}
+	const char *cudadev = getenv("KSCI_CUDA_DEVICE"), *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char env_dev[256] = "", env_vis[256] = "";
+	if (cudadev)
+		snprintf(env_dev, sizeof env_dev, "KSCI_CUDA_DEVICE=%s", cudadev);
+	if (visible)
+		snprintf(env_vis, sizeof env_vis, "CUDA_VISIBLE_DEVICES=%s", visible);
+	const char *env[] = {cacheroot, env_dev, env_vis, NULL}; /* "" (unset) is skipped */
+	struct sbx_bind binds[] = {{harness, 0},
+				   {cand, 0},
+				   {ref, 0},
+				   {have_base ? base : NULL, 0},
+				   {have_seed ? seedso : NULL, 0},
+				   {have_refdev ? refdev : NULL, 0},
+				   {task_root(), 0},
+				   {devcache[0] ? devcache : NULL, 1}};
+	char **argv = sbx_argv(&o->sbx, prog, binds, (int)(sizeof binds / sizeof *binds), gpu, env);
 	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
 				  .fsize_mb = 64, .capture = 1 << 20, .no_network = 1};
 	struct proc_result r;
-	int rc = proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e);
+	int rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
+	sbx_argv_free(argv);
 	free(jtext);
 	if (rc < 0) {
 		json_decref(seeds);
@@ -243,6 +271,13 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
+	}
+	/* bubblewrap's pid 1 reports its child's death by signal N as exit 128+N
+	 * (the shell's convention); say it as the signal it was. */
+	if (o->sbx.kind == SBX_BWRAP && r.exited && r.code > 128 && r.code <= 128 + 64) {
+		r.exited = 0;
+		r.signaled = 1;
+		r.sig = r.code - 128;
 	}
 	json_t *res = r.timed_out ? NULL : find_result(r.out, nonce);
 	if (!res) {
@@ -262,6 +297,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	}
 	json_object_set_new(res, "seconds", json_real(proc_now() - t0));
 	json_object_set_new(res, "seeds", seeds);
+	json_object_set_new(res, "sandbox", json_string(sbx_name(&o->sbx)));
 	if (r.err_len)
 		rec_set_log(res, "log", r.err, r.err_len);
 	const char *st = json_string_value(json_object_get(res, "status"));
@@ -281,6 +317,16 @@ int eval_tool_fn(struct tool *t, json_t *rec, void *ctx)
 	return bad;
 }
 
+int eval_init(struct eval_opts *o, char *e)
+{
+	char be[ERRBUF];
+	if (sbx_init(&o->sbx, o->unsafe_no_sandbox ? SBX_NONE : SBX_BWRAP, be) == 0)
+		return 0;
+	return errf(e, "%s; refusing to run candidates without a sandbox (--unsafe-no-sandbox runs them anyway, "
+		       "as the caller, with the caller's files and environment)",
+		    be);
+}
+
 int eval_option(struct eval_opts *o, int ch, const char *arg, char *e)
 {
 	switch (ch) {
@@ -289,6 +335,7 @@ int eval_option(struct eval_opts *o, int ch, const char *arg, char *e)
 	case 'm': return opt_long("--mem", arg, 0, 1L << 30, &o->mem_mb, e) < 0 ? -1 : 1;
 	case 's': return opt_u64("--seed", arg, &o->seed, e) < 0 ? -1 : 1;
 	case 'T': setenv("KSCI_TASKS", arg, 1); return 1;
+	case 'U': o->unsafe_no_sandbox = 1; return 1;
 	default: return 0;
 	}
 }

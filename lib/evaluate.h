@@ -15,6 +15,7 @@
 
 #include "compile.h"
 #include "err.h"
+#include "sandbox.h"
 
 struct eval_opts {
 	const char *mode;     /* "verify" or "time" */
@@ -27,15 +28,22 @@ struct eval_opts {
 	double target_rel_sem;
 	int min_runs, max_runs;
 	int force;            /* redo records already past this stage */
+	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
 	struct compile_opts copt;
+	struct sbx sbx;       /* set by eval_init */
 };
+
+/* After the options: set up the sandbox candidates run in (lib/sandbox.h).
+ * -1 + errbuf when bubblewrap cannot run here and the user did not pass
+ * --unsafe-no-sandbox: the tool then refuses to start. */
+int eval_init(struct eval_opts *o, char *errbuf);
 
 /* Process one record.  Returns 0 when the record went through (whatever the
  * candidate did), 1 when the record itself was bad (it is marked invalid);
  * *msg (static) then says why, for the tool's warning. */
 int eval_record(json_t *rec, const struct eval_opts *o, const char **msg);
 /* The options kverify and ktime share, by their getopt letters: f --force,
- * t --timeout, m --mem, s --seed, T --tasks.  1 when ch was one of them,
+ * t --timeout, m --mem, s --seed, T --tasks, U --unsafe-no-sandbox.  1 when ch was one of them,
  * 0 when not, -1 for a bad value (errbuf says which). */
 int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
 /* The getopt_long entries of the options eval_option parses (and --help), for
@@ -44,7 +52,8 @@ int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
 #define EVAL_LONGOPTS                                                                  \
 	{"force", no_argument, 0, 'f'}, {"timeout", required_argument, 0, 't'},          \
 		{"mem", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'}, \
-		{"tasks", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}
+		{"tasks", required_argument, 0, 'T'}, {"unsafe-no-sandbox", no_argument, 0, 'U'}, \
+		{"help", no_argument, 0, 'h'}
 
 struct tool;
 /* tool_fn for kverify and ktime: eval_record, a warning naming the line

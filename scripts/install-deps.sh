@@ -5,7 +5,7 @@
 # used from $CUDA (default /usr/local/cuda) when present and skipped otherwise.
 set -eu
 pkgs="build-essential pkg-config libjansson-dev zlib1g-dev libcurl4-openssl-dev
-jq parallel shellcheck python3 gnuplot-nox graphviz chromium openssh-server
+jq parallel shellcheck python3 gnuplot-nox graphviz chromium openssh-server bubblewrap
 openssh-client hipcc iproute2 procps"
 missing=""
 for p in $pkgs; do

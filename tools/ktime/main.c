@@ -48,6 +48,8 @@ int main(int argc, char **argv)
 	}
 	if (o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
+	if (eval_init(&o, e) < 0)
+		die(KSCI_EXIT_FATAL, "%s", e);
 	struct tool t = {0};
 	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
 }

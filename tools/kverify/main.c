@@ -37,6 +37,8 @@ int main(int argc, char **argv)
 			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	if (eval_init(&o, e) < 0)
+		die(KSCI_EXIT_FATAL, "%s", e);
 	struct tool t = {0};
 	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
 }
