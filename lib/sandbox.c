@@ -70,6 +70,9 @@ static void root_dirs(struct vec *a)
 		}
 	}
 	add3(a, "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache");
+	/* Debian's alternatives are links through /etc (/usr/local/cuda ->
+	 * /etc/alternatives/cuda -> /usr/local/cuda-13.0 on the GPU machines). */
+	add3(a, "--ro-bind-try", "/etc/alternatives", "/etc/alternatives");
 }
 
 static void gpu_nodes(struct vec *a)

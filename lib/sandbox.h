@@ -3,8 +3,9 @@
  * `bubblewrap`; ksci writes no namespace code of its own).
  *
  * A jailed program sees a read-only /usr (the toolchain and the libraries,
- * with the merged-/usr links), /etc/ld.so.cache, a fresh /dev, a fresh
- * /proc of its own pid namespace, an empty tmpfs /tmp, and exactly the paths
+ * with the merged-/usr links), /etc/ld.so.cache and /etc/alternatives, a
+ * fresh /dev, a fresh /proc of its own pid namespace, an empty tmpfs /tmp,
+ * and exactly the paths
  * the caller binds (read-only, or read-write where asked), nothing else of
  * the host: no home, no caller's files, no compile cache, no sockets.  It
  * runs as nobody (65534) in new user, pid, ipc, uts, network and cgroup

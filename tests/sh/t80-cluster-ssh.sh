@@ -48,9 +48,11 @@ run --generations 2 --keep-work >"$T/out2" 2>"$T/err2" &
 pid=$!
 inflight=""
 for _ in $(seq 1 300); do
-	inflight=$(awk -v h="$PORT_B" '$2 == h && $3 == 2 { if ($1 == "start") s[$4] = 1; else delete s[$4] }
-		END { for (i in s) print i }' "$CLUSTER_LOG" | head -n 1)
-	done_b=$(awk -v h="$PORT_B" '$1 == "end" && $2 == h && $3 == 2' "$CLUSTER_LOG" | wc -l)
+	# One read of the log for both facts: read twice, the job seen in flight
+	# could end (as B's first, unheld job) between the reads.
+	read -r done_b inflight < <(awk -v h="$PORT_B" '$2 == h && $3 == 2 {
+			if ($1 == "start") s[$4] = 1; else { delete s[$4]; d++ } }
+		END { f = ""; for (i in s) { f = i; break } print d + 0, f }' "$CLUSTER_LOG")
 	[ -n "$inflight" ] && [ "$done_b" -ge 1 ] && break
 	sleep 0.1
 done
