@@ -274,6 +274,11 @@ json_t *compile_parse_amdgpu(const char *log)
 	return resources(ks, maxreg, maxlds, spills);
 }
 
+/* Bounds on one compilation; generous for any real kernel (nvcc on the
+ * task suite stays under 1 GiB and writes objects of a few MB). */
+#define COMPILE_MEM_MB 4096
+#define COMPILE_OUT_MB 128
+
 static int rm_rf(const char *dir)
 {
 	char *argv[] = {"rm", "-rf", (char *)dir, NULL};
@@ -362,11 +367,26 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	if (file_write_atomic(p, wtext, wlen, e) < 0)
 		goto done;
 
-	struct proc_limits lim = {.wall_s = o->timeout_s > 0 ? o->timeout_s : 120, .fsize_mb = 1024,
-				  .merge_stderr = 1, .capture = 1 << 20};
-	struct proc_result r;
-	if (proc_run(argv, tmp, NULL, 0, &lim, &r, e) < 0)
+	/* The compiler sees the toolchain and its build directory, nothing else
+	 * (an #include of /etc/shadow or of the caller's files finds nothing);
+	 * what it may take is bounded: COMPILE_MEM_MB of address space (an
+	 * #include of /dev/zero), COMPILE_OUT_MB per file written (a 300 MB
+	 * initialised array never reaches the cache). */
+	struct sbx none = {.kind = SBX_NONE};
+	struct sbx_bind bind = {tmp, 1};
+	char **jail = sbx_argv(o->sbx ? o->sbx : &none, argv, &bind, 1, 0, NULL, tmp);
+	if (!jail) {
+		errf(e, "out of memory");
 		goto done;
+	}
+	struct proc_limits lim = {.wall_s = o->timeout_s > 0 ? o->timeout_s : 120, .fsize_mb = COMPILE_OUT_MB,
+				  .mem_mb = COMPILE_MEM_MB, .merge_stderr = 1, .capture = 1 << 20};
+	struct proc_result r;
+	int prc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
+	sbx_argv_free(jail);
+	if (prc < 0)
+		goto done;
+	sbx_result(o->sbx, &r);
 	int ok = !r.timed_out && r.exited && r.code == 0;
 	const char *status = r.timed_out ? ST_TIMEOUT : ok ? "ok" : "error";
 	/* A target this compiler does not know is not the candidate's fault:
@@ -382,6 +402,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	}
 	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
 			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
+	json_object_set_new(st, "sandbox", json_string(o->sbx ? sbx_name(o->sbx) : "none"));
 	if (why[0])
 		json_object_set_new(st, "message", json_string(why));
 	else if (!ok) {

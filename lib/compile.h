@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "err.h"
+#include "sandbox.h"
 #include "task.h"
 
 struct compile_opts {
@@ -23,6 +24,7 @@ struct compile_opts {
 	const char *hip_arch;  /* default $KSCI_HIP_ARCH or gfx90a */
 	double timeout_s;      /* default 120 */
 	int no_cache;          /* compile even on a hit (the result still replaces the entry) */
+	const struct sbx *sbx; /* the jail the compiler runs in (lib/sandbox.h); NULL: none */
 };
 
 struct compile_out {

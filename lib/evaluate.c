@@ -258,7 +258,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 				   {have_refdev ? refdev : NULL, 0},
 				   {task_root(), 0},
 				   {devcache[0] ? devcache : NULL, 1}};
-	char **argv = sbx_argv(&o->sbx, prog, binds, (int)(sizeof binds / sizeof *binds), gpu, env);
+	char **argv = sbx_argv(&o->sbx, prog, binds, (int)(sizeof binds / sizeof *binds), gpu, env, NULL);
 	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
 				  .fsize_mb = 64, .capture = 1 << 20, .no_network = 1};
 	struct proc_result r;
@@ -272,13 +272,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		*msg = m;
 		return 1;
 	}
-	/* bubblewrap's pid 1 reports its child's death by signal N as exit 128+N
-	 * (the shell's convention); say it as the signal it was. */
-	if (o->sbx.kind == SBX_BWRAP && r.exited && r.code > 128 && r.code <= 128 + 64) {
-		r.exited = 0;
-		r.signaled = 1;
-		r.sig = r.code - 128;
-	}
+	sbx_result(&o->sbx, &r);
 	json_t *res = r.timed_out ? NULL : find_result(r.out, nonce);
 	if (!res) {
 		char d[128];
@@ -319,12 +313,10 @@ int eval_tool_fn(struct tool *t, json_t *rec, void *ctx)
 
 int eval_init(struct eval_opts *o, char *e)
 {
-	char be[ERRBUF];
-	if (sbx_init(&o->sbx, o->unsafe_no_sandbox ? SBX_NONE : SBX_BWRAP, be) == 0)
-		return 0;
-	return errf(e, "%s; refusing to run candidates without a sandbox (--unsafe-no-sandbox runs them anyway, "
-		       "as the caller, with the caller's files and environment)",
-		    be);
+	if (sbx_init(&o->sbx, o->unsafe_no_sandbox ? SBX_NONE : SBX_BWRAP, e) < 0)
+		return -1;
+	o->copt.sbx = &o->sbx; /* the kernels it compiles (through the cache) too */
+	return 0;
 }
 
 int eval_option(struct eval_opts *o, int ch, const char *arg, char *e)

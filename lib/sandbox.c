@@ -89,7 +89,7 @@ static void gpu_nodes(struct vec *a)
 }
 
 char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *binds, int nbinds, int gpu,
-		const char *const *env)
+		const char *const *env, const char *cwd)
 {
 	struct vec a = {0};
 	if (s->kind == SBX_BWRAP) {
@@ -117,7 +117,7 @@ char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *b
 		for (int i = 0; i < nbinds; i++)
 			if (binds[i].path && access(binds[i].path, F_OK) == 0)
 				add3(&a, binds[i].rw ? "--bind" : "--ro-bind", binds[i].path, binds[i].path);
-		add3(&a, "--chdir", "/tmp", NULL);
+		add3(&a, "--chdir", cwd ? cwd : "/tmp", NULL);
 		add(&a, "--");
 	}
 	for (int i = 0; prog[i]; i++)
@@ -136,6 +136,15 @@ void sbx_argv_free(char **argv)
 	free(argv);
 }
 
+void sbx_result(const struct sbx *s, struct proc_result *r)
+{
+	if (s && s->kind == SBX_BWRAP && r->exited && r->code > 128 && r->code <= 128 + 64) {
+		r->exited = 0;
+		r->signaled = 1;
+		r->sig = r->code - 128;
+	}
+}
+
 const char *sbx_name(const struct sbx *s) { return s->kind == SBX_BWRAP ? "bubblewrap" : "none"; }
 
 int sbx_init(struct sbx *s, enum sbx_kind kind, char *e)
@@ -146,7 +155,7 @@ int sbx_init(struct sbx *s, enum sbx_kind kind, char *e)
 	const char *b = getenv("KSCI_BWRAP");
 	snprintf(s->bwrap, sizeof s->bwrap, "%s", b && *b ? b : "bwrap");
 	char *prog[] = {"/bin/true", NULL};
-	char **argv = sbx_argv(s, prog, NULL, 0, 0, NULL);
+	char **argv = sbx_argv(s, prog, NULL, 0, 0, NULL, NULL);
 	if (!argv)
 		return errf(e, "out of memory");
 	struct proc_limits lim = {.wall_s = 30, .capture = 4096};
@@ -154,8 +163,10 @@ int sbx_init(struct sbx *s, enum sbx_kind kind, char *e)
 	char pe[ERRBUF];
 	int rc = proc_run(argv, "/", NULL, 0, &lim, &r, pe);
 	sbx_argv_free(argv);
+	static const char refuse[] = "; refusing to run candidates without a sandbox (--unsafe-no-sandbox runs them "
+				     "anyway, as the caller, with the caller's files and environment)";
 	if (rc < 0)
-		return errf(e, "bubblewrap (%s) cannot be started: %s", s->bwrap, pe);
+		return errf(e, "bubblewrap (%s) cannot be started: %s%s", s->bwrap, pe, refuse);
 	int ok = r.exited && r.code == 0;
 	if (!ok) {
 		char d[128];
@@ -163,8 +174,8 @@ int sbx_init(struct sbx *s, enum sbx_kind kind, char *e)
 		size_t n = r.err_len;
 		while (n && r.err[n - 1] == '\n')
 			n--;
-		errf(e, "bubblewrap (%s) cannot make its sandbox here (%s%s%.*s)", s->bwrap, d, n ? ": " : "",
-		     (int)(n > 200 ? 200 : n), r.err);
+		errf(e, "bubblewrap (%s) cannot make its sandbox here (%s%s%.*s)%s", s->bwrap, d, n ? ": " : "",
+		     (int)(n > 160 ? 160 : n), r.err, refuse);
 	}
 	proc_result_free(&r);
 	return ok ? 0 : -1;

@@ -50,9 +50,15 @@ const char *sbx_name(const struct sbx *s);
 /* The argv that runs prog (argv[0] a path) in the jail, with binds[0..nbinds)
  * bound (a missing path is skipped), the GPU device nodes (/dev/nvidia*,
  * /dev/dri) and /sys when gpu, and env ("NAME=VALUE", NULL-terminated, may
- * be NULL) set inside.  SBX_NONE: a copy of prog.  NULL when out of memory. */
+ * be NULL) set inside, starting in cwd (NULL: /tmp; it must be bound).
+ * SBX_NONE: a copy of prog.  NULL when out of memory. */
 char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *binds, int nbinds, int gpu,
-		const char *const *env);
+		const char *const *env, const char *cwd);
 void sbx_argv_free(char **argv);
+struct proc_result;
+/* After proc_run of a jailed program: bwrap's pid 1 reports its child's
+ * death by signal N as exit 128+N (the shell's convention); put it back as
+ * the signal it was, so messages say "killed by signal 11". */
+void sbx_result(const struct sbx *s, struct proc_result *r);
 
 #endif

@@ -5,7 +5,8 @@
 # environment and files, writes outside its sandbox, talks to a Unix socket,
 # leaves a setsid process behind, kills its parent tool. Every attack must be
 # contained (its side effect checked from outside), every record must come
-# out, and the record says which sandbox judged it. The same leak run with
+# out, and the record says which sandbox judged it. The compiler is tried the
+# same way (#include of secrets and of /dev/zero, a 300 MB artifact). The same leak run with
 # --unsafe-no-sandbox shows the checks can see an attack that works.
 . "$(dirname "$0")/lib.sh"
 
@@ -144,9 +145,39 @@ jq -c 'select(.name == "envleak")' "$T/c.ndjson" | kverify --unsafe-no-sandbox >
 expect_eq "--unsafe-no-sandbox: judged by none, and the key leaks into the record" "none 1" \
 	"$(jq -r .verify.sandbox "$T/u.ndjson") $(grep -c LEAKME "$T/u.ndjson")"
 
+# The compiler runs in the sandbox too: it cannot quote the caller's files
+# into compile.log, and what it may take is bounded.
+src() { # NAME 'first line': a rowsum that compiles but for its first line
+	printf '%s\nvoid solve(const float* x, float* y, int rows, int cols) { (void)x; (void)y; (void)rows; (void)cols; }\n' "$2" >"$T/$1.c"
+	jq -cn --arg n "$1" --rawfile s "$T/$1.c" \
+		'{task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated", name: $n}'
+}
+{
+	src inc-shadow '#include "/etc/shadow"'
+	src inc-secret '#include "'"$T"'/secret.txt"'
+	src inc-zero '#include "/dev/zero"'
+	src big-artifact 'static char big[300 << 20] = {1}; char *ksci_big(void) { return big; }'
+} >"$T/cin.ndjson"
+kcompile <"$T/cin.ndjson" >"$T/cout.ndjson" 2>/dev/null
+expect_eq "compile attacks: each is a compile_error, compiled in bubblewrap" \
+	"inc-shadow compile_error bubblewrap,inc-secret compile_error bubblewrap,inc-zero compile_error bubblewrap,big-artifact compile_error bubblewrap" \
+	"$(jq -r '"\(.name) \(.status) \(.compile.sandbox)"' "$T/cout.ndjson" | paste -sd, -)"
+not_ok_is "#include of /etc/shadow or a caller's file: nothing of either in the records" \
+	grep -qE 'root:|TOPSECRET' "$T/cout.ndjson"
+ok "#include of /dev/zero: stopped by the 4 GiB address-space bound, in under 100 s" \
+	jq -s -e 'map(select(.name == "inc-zero"))[0] | (.compile.log | test("out of memory")) and .compile.seconds < 100' "$T/cout.ndjson"
+ok "300 MB initialised array: stopped by the file-size bound, nothing big in the cache" \
+	sh -c "[ -z \"\$(find '$KSCI_CACHE' -size +100M)\" ]"
+jq -c 'select(.name == "inc-secret") | .status = "generated" | del(.compile)' "$T/cout.ndjson" |
+	kcompile --unsafe-no-sandbox --no-cache >"$T/cu.ndjson" 2>/dev/null
+expect_eq "--unsafe-no-sandbox: the compiler quotes the caller's file (so the check above can fail)" "none 1" \
+	"$(jq -r .compile.sandbox "$T/cu.ndjson") $(grep -c TOPSECRET "$T/cu.ndjson")"
+
 # No bubblewrap: refuse, say why and what to pass, write nothing.
 KSCI_BWRAP=/nonexistent/bwrap kverify <"$T/c.ndjson" >"$T/r.out" 2>"$T/r.err"
 expect_eq "no bubblewrap: kverify refuses (exit 3)" 3 $?
+KSCI_BWRAP=/nonexistent/bwrap kcompile <"$T/in.ndjson" >"$T/rc.out" 2>"$T/rc.err"
+expect_eq "no bubblewrap: kcompile refuses too (exit 3), writing nothing" "3 0" "$? $(wc -c <"$T/rc.out")"
 ok "no bubblewrap: the message names the way out" grep -q -- "--unsafe-no-sandbox" "$T/r.err"
 ok "no bubblewrap: nothing written" test ! -s "$T/r.out"
 done_testing

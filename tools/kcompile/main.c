@@ -74,7 +74,9 @@ int main(int argc, char **argv)
 		{"force", no_argument, 0, 'f'},       {"no-cache", no_argument, 0, 'N'},
 		{"timeout", required_argument, 0, 't'}, {"cuda-arch", required_argument, 0, 'C'},
 		{"hip-arch", required_argument, 0, 'H'}, {"tasks", required_argument, 0, 'T'},
-		{"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+		{"unsafe-no-sandbox", no_argument, 0, 'U'}, {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int unsafe = 0;
 	int ch;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -90,10 +92,15 @@ int main(int argc, char **argv)
 		case 'C': c.o.cuda_arch = optarg; break;
 		case 'H': c.o.hip_arch = optarg; break;
 		case 'T': setenv("KSCI_TASKS", optarg, 1); break;
+		case 'U': unsafe = 1; break;
 		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	struct sbx jail;
+	if (sbx_init(&jail, unsafe ? SBX_NONE : SBX_BWRAP, e) < 0)
+		die(KSCI_EXIT_FATAL, "%s", e);
+	c.o.sbx = &jail;
 	struct tool t = {0};
 	return tool_exit(tool_run(&t, argv + optind, argc - optind, one, &c));
 }
