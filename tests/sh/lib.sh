@@ -54,6 +54,19 @@ done_testing() {
 	[ "$t_failed" = 0 ]
 }
 
+# tiny_task DIR: a small valid task (y = copy of x) whose seed, DIR/seed.c,
+# the caller writes; the seed doubles as the reference.
+tiny_task() {
+	mkdir -p "$1"
+	cat >"$1/task.json" <<'EOF'
+{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
+ "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
+          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
+          {"name": "n", "kind": "scalar", "dtype": "i32"}],
+ "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
+EOF
+}
+
 # start_mock_llm: the mock model server (tests/mock/llm_server.py) on
 # 127.0.0.1 — nothing may leave this machine: proxies and real keys unset,
 # base URLs pointed at the mock, test keys set. Sets $server and $port; the

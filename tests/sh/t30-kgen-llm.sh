@@ -7,14 +7,7 @@
 start_mock_llm
 export KSCI_PROMPTS="$ROOT/data/prompts" KSCI_KNOWLEDGE="$ROOT/data/knowledge"
 export KSCI_TASKS="$T/tasks"
-mkdir -p "$KSCI_TASKS/tiny"
-cat >"$KSCI_TASKS/tiny/task.json" <<'EOF'
-{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
- "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
-          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
-          {"name": "n", "kind": "scalar", "dtype": "i32"}],
- "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
-EOF
+tiny_task "$KSCI_TASKS/tiny"
 printf '#define TILE 32 // ktune: 8 16 32 64\nvoid solve(const float *x, float *y, int n) { for (int i = 0; i < n; i++) y[i] = x[i]; }\n' \
 	>"$KSCI_TASKS/tiny/seed.c"
 echo '{"status":"selected","task":"tiny","backend":"c","generation":0,"parents":[],"base":null,"strategy":{"name":"seed"}}' |

@@ -5,16 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 
 export KSCI_TASKS="$T/tasks"
-mkdir -p "$KSCI_TASKS/tiny"
 # A valid task (kgen reads tasks through lib/task.h, which validates them);
 # the seed doubles as the reference.
-cat >"$KSCI_TASKS/tiny/task.json" <<'EOF'
-{"name": "tiny", "seed": {"c": "seed.c"}, "reference": "seed.c",
- "args": [{"name": "x", "kind": "in", "dtype": "f32", "shape": ["n"]},
-          {"name": "y", "kind": "out", "dtype": "f32", "shape": ["n"]},
-          {"name": "n", "kind": "scalar", "dtype": "i32"}],
- "tests": [{"n": 7}], "bench": [{"n": 1024}], "tolerance": {"f32": {"atol": 0, "rtol": 0}}}
-EOF
+tiny_task "$KSCI_TASKS/tiny"
 cat >"$KSCI_TASKS/tiny/seed.c" <<'EOF'
 /* tiny: copy */
 #define TILE 32 // ktune: 8 16 32 64
