@@ -101,8 +101,8 @@ C
 # A Unix socket on the host; anything that connects is written to sock.log.
 python3 -c '
 import socket, sys
-s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); s.settimeout(120)
-while True:
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
+while True:  # until the test ends and kills it
     c, _ = s.accept(); open(sys.argv[2], "a").write(c.recv(64).decode()); c.close()
 ' "$T/sock" "$T/sock.log" &
 listener=$!
