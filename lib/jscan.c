@@ -286,6 +286,124 @@ static int hex4(const char *p, unsigned *u)
 	return 0;
 }
 
+/* ---- js_strict: what jansson would say of strings and numbers ---- */
+
+/* Length of the UTF-8 sequence at s that jansson accepts (no overlong form,
+ * no surrogate, at most U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *s, const unsigned char *end)
+{
+	unsigned v, min;
+	int n;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	if (s[0] < 0xe0)
+		n = 2, v = s[0] & 0x1fu, min = 0x80;
+	else if (s[0] < 0xf0)
+		n = 3, v = s[0] & 0x0fu, min = 0x800;
+	else
+		n = 4, v = s[0] & 0x07u, min = 0x10000;
+	if (end - s < n)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3fu);
+	}
+	return v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? 0 : n;
+}
+
+/* \uXXXX at p (p[0] == '\\'): the code unit, or -1. */
+static long u_escape(const char *p, const char *end)
+{
+	unsigned u;
+	return end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, &u) != 0 ? -1 : (long)u;
+}
+
+/* p just after an opening quote: just after the closing one when every
+ * escape, byte and \u pair in between is one jansson accepts, else NULL. */
+static const char *plain_string(const char *p, const char *end)
+{
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c >= 0x80) {
+			int k = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			if (!k)
+				return NULL;
+			p += k;
+		} else if (c != '\\') {
+			p++;
+		} else if (end - p >= 2 && p[1] && strchr("\"\\/bfnrt", p[1])) {
+			p += 2;
+		} else {
+			long u = u_escape(p, end), lo;
+			if (u < 0 || (u >= 0xdc00 && u <= 0xdfff))
+				return NULL;
+			p += 6;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if ((lo = u_escape(p, end)) < 0xdc00 || lo > 0xdfff)
+					return NULL;
+				p += 6;
+			}
+		}
+	}
+	return NULL;
+}
+
+static const char *digits(const char *p, const char *end)
+{
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* A number at p that jansson reads without error (JSON's grammar; an
+ * integer that fits int64, a real that cannot overflow): just after it, else
+ * NULL.  The bounds are conservative: a number past them is only parsed. */
+static const char *plain_number(const char *p, const char *end)
+{
+	int real = 0;
+	if (*p == '-')
+		p++;
+	const char *d = p;
+	p = p < end && *p == '0' ? p + 1 : digits(p, end);
+	size_t ndig = (size_t)(p - d);
+	if (ndig == 0)
+		return NULL;
+	if (p < end && *p == '.') {
+		const char *f = p + 1;
+		if ((p = digits(f, end)) == f)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const char *x = p + 1 < end && (p[1] == '+' || p[1] == '-') ? p + 2 : p + 1;
+		if ((p = digits(x, end)) == x || p - x > 2)
+			return NULL;
+		real = 1;
+	}
+	if (p < end && *p && strchr("+-.eE0123456789", *p))
+		return NULL;
+	return ndig > (real ? 200u : 18u) ? NULL : p;
+}
+
+int js_strict(const char *p, size_t n)
+{
+	const char *end = p + n;
+	while (p && p < end) {
+		if (*p == '"')
+			p = plain_string(p + 1, end);
+		else if (*p == '-' || (*p >= '0' && *p <= '9'))
+			p = plain_number(p, end);
+		else
+			p++;
+	}
+	return p != NULL;
+}
+
 /* Decode into buf (NULL: only count).  Decoded length or -1. */
 static long decode(struct js_span v, char *buf, size_t cap)
 {

@@ -40,5 +40,12 @@ int js_number(struct js_span v, double *out);
 int js_string(struct js_span v, char *buf, size_t cap);
 /* Decoded length in bytes of a string value; -1 when not a string. */
 long js_strlen(struct js_span v);
+/* Whether jansson is sure to accept a line that js_fields found to be one
+ * well-formed object: js_fields checks the structure but neither escapes,
+ * UTF-8 nor the number grammar, which jansson does.  1 when every string
+ * and number is one jansson reads without error (an integer that fits
+ * int64, a real that cannot overflow; the bounds are conservative), 0 when
+ * the line should be left to the parse to judge. */
+int js_strict(const char *line, size_t n);
 
 #endif
