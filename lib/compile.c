@@ -372,9 +372,8 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	 * what it may take is bounded: COMPILE_MEM_MB of address space (an
 	 * #include of /dev/zero), COMPILE_OUT_MB per file written (a 300 MB
 	 * initialised array never reaches the cache). */
-	struct sbx none = {.kind = SBX_NONE};
 	struct sbx_bind bind = {tmp, 1};
-	char **jail = sbx_argv(o->sbx ? o->sbx : &none, argv, &bind, 1, 0, NULL, tmp);
+	char **jail = sbx_argv(o->sbx, argv, &bind, 1, 0, NULL, tmp);
 	if (!jail) {
 		errf(e, "out of memory");
 		goto done;
@@ -402,7 +401,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	}
 	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
 			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
-	json_object_set_new(st, "sandbox", json_string(o->sbx ? sbx_name(o->sbx) : "none"));
+	json_object_set_new(st, "sandbox", json_string(sbx_name(o->sbx)));
 	if (why[0])
 		json_object_set_new(st, "message", json_string(why));
 	else if (!ok) {

@@ -92,7 +92,7 @@ char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *b
 		const char *const *env, const char *cwd)
 {
 	struct vec a = {0};
-	if (s->kind == SBX_BWRAP) {
+	if (s && s->kind == SBX_BWRAP) {
 		add(&a, s->bwrap);
 		static const char *const fixed[] = {"--unshare-all", "--unshare-user", "--uid", "65534", "--gid",
 						    "65534", "--die-with-parent", "--new-session", "--clearenv",
@@ -145,7 +145,7 @@ void sbx_result(const struct sbx *s, struct proc_result *r)
 	}
 }
 
-const char *sbx_name(const struct sbx *s) { return s->kind == SBX_BWRAP ? "bubblewrap" : "none"; }
+const char *sbx_name(const struct sbx *s) { return s && s->kind == SBX_BWRAP ? "bubblewrap" : "none"; }
 
 int sbx_init(struct sbx *s, enum sbx_kind kind, char *e)
 {

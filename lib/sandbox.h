@@ -18,6 +18,8 @@
  * anyway is the caller's explicit choice (SBX_NONE, "--unsafe-no-sandbox"),
  * and every record says which sandbox judged it (sbx_name).
  *
+ * A NULL struct sbx means SBX_NONE everywhere below.
+ *
  * Ownership: struct sbx is the caller's; sbx_argv returns a malloc'd argv
  * whose strings are malloc'd too, freed with sbx_argv_free.  Nothing here
  * prints.
