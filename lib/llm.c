@@ -441,14 +441,43 @@ static char *anthropic_body(const struct llm_config *c, const char *system, cons
 	return s;
 }
 
-/* The error message inside an API error body, for people. */
+/* The error message inside an API error body, for people: redacted
+ * (http_redact) before it is cut to 300 bytes, so a cut cannot leave the
+ * unmasked start of a key the provider quoted. */
 static void api_error_text(const char *body, char *out, size_t n)
 {
 	json_t *j = json_loads(body, 0, NULL);
 	json_t *e = json_object_get(j, "error");
 	const char *m = json_string_value(json_is_object(e) ? json_object_get(e, "message") : e);
-	snprintf(out, n, "%.300s", m ? m : body);
+	http_redact(m ? m : body, out, n < 301 ? n : 301);
 	json_decref(j);
+}
+
+/* The configured key itself, wherever it appears in msg, becomes its first
+ * 4 characters and "***" (a provider may quote a key that does not look
+ * like sk-...).  In place: the mask is shorter than the key.  Keys under 8
+ * characters are left alone: masking "x" everywhere would garble the text,
+ * and such a key is no secret worth the name. */
+static void mask_key(char *msg, const char *key)
+{
+	size_t kl = key ? strlen(key) : 0;
+	if (kl < 8)
+		return;
+	for (char *p = msg; (p = strstr(p, key));) {
+		memcpy(p + 4, "***", 3);
+		memmove(p + 7, p + kl, strlen(p + kl) + 1);
+		p += 7;
+	}
+}
+
+/* Every message that leaves llm_complete (into the record, the transcript,
+ * the tool's stderr) goes through here once more, whoever wrote it. */
+static void redact_message(char *errbuf, const char *key)
+{
+	char t[ERRBUF];
+	http_redact(errbuf, t, sizeof t);
+	mask_key(t, key);
+	memcpy(errbuf, t, strlen(t) + 1);
 }
 
 /* Parse a 200 body.  0 ok; -1 with reason. */
@@ -593,6 +622,7 @@ static int http_provider(const struct llm_config *c, const char *system, const c
 		} else {
 			char m[400];
 			api_error_text(resp.body, m, sizeof m);
+			mask_key(m, c->api_key);
 			r->reason = llm_status_reason(resp.status, resp.body);
 			const char *what = strcmp(r->reason, "auth") == 0    ? "authentication error (check the API key)"
 					   : strcmp(r->reason, "quota") == 0 ? "quota or billing error (not retried)"
@@ -849,6 +879,8 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 		if (slot >= 0)
 			close(slot);
 	}
+	if (rc != 0)
+		redact_message(errbuf, c.api_key);
 	r->latency_s = proc_now() - t0;
 	r->cost_usd = call_cost(c.prices, r->model ? r->model : c.model, c.provider, r->tokens_in, r->tokens_out);
 	if (!replay && (rc == 0 || r->text || r->attempts > 0)) {

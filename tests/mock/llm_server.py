@@ -19,8 +19,9 @@ bodies.  The model name picks the scenario:
   quota       429 insufficient_quota
   length      finish_reason length, code cut inside its fence
   maxtok      400 unless max_completion_tokens is used (OpenAI)
-The key must be "test-key" (401 otherwise).  Every request is appended to
-the log file as one JSON line.  Usage: llm_server.py PORTFILE LOGFILE
+The key must be "test-key" (401 otherwise; the OpenAI 401 quotes the key
+back, as the real one does).  Every request is appended to the log file as
+one JSON line.  Usage: llm_server.py PORTFILE LOGFILE
 """
 import json
 import re
@@ -111,7 +112,9 @@ class H(BaseHTTPRequestHandler):
         if key != "test-key":
             if anth:
                 return self.send_json(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
-            return self.send_json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}})
+            # Quoting the key back, as OpenAI does: kgen must not pass it on.
+            return self.send_json(401, {"error": {"message": "Incorrect API key provided: %s. You can find your API key at https://platform.openai.com/account/api-keys." % key,
+                                                  "type": "invalid_request_error", "code": "invalid_api_key"}})
         if anth:
             prompt = req["messages"][0]["content"]
         else:
