@@ -5,6 +5,8 @@
  * SHA-256 of compiler identity, flags, host CPU (for -march=native), the
  * generated wrapper and the source, so the same source is never compiled
  * twice — failures are cached too, since they are just as deterministic.
+ * An entry is used only while it matches the hashes recorded when it was
+ * stored (compile.c says how); one that does not is rebuilt.
  *
  * compile_source fills a caller-owned struct compile_out; its `stage` is a
  * new JSON reference the caller owns (the record's "compile" object).
@@ -25,11 +27,17 @@ struct compile_opts {
 	double timeout_s;      /* default 120 */
 	int no_cache;          /* compile even on a hit (the result still replaces the entry) */
 	const struct sbx *sbx; /* the jail the compiler runs in (lib/sandbox.h); NULL: none */
+	/* Told (when set) what a person should hear that is no record's fault:
+	 * a cache entry that failed its check and is being rebuilt.  The tool
+	 * prints it (lib/tool.h tool_warn_cb). */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 
 struct compile_out {
 	int ok;
-	json_t *stage;     /* {"ok","status","seconds","cached","key","compiler","flags","artifact","log","resources"} */
+	json_t *stage;     /* {"ok","status","seconds","cached","key","compiler","flags","artifact",
+			    * "artifact_sha256","log","resources"} */
 	char so[PATH_MAX]; /* the shared object when ok */
 };
 

@@ -18,6 +18,12 @@ void tool_warn(struct tool *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+void tool_warn_cb(void *ctx, const char *msg)
+{
+	(void)ctx;
+	warnx_("%s", msg);
+}
+
 /* Once a write failed, stdout stays failed (its error flag is set), so every
  * later check would fail too: one message says it all. */
 static int write_error_told;

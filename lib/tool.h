@@ -37,6 +37,10 @@ int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx);
 int tool_emit(struct tool *t, const json_t *rec);
 /* Report a problem with the current record: "prog: <input>: line N: msg". */
 void tool_warn(struct tool *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A warn callback for lib code with something to say that is about no one
+ * record (struct compile_opts.warn: a cache entry being rebuilt):
+ * "prog: msg".  ctx is not used. */
+void tool_warn_cb(void *ctx, const char *msg);
 
 /* "prog: write error: <strerror>" on stderr, the first time only.  Call with
  * errno as the failed write left it.  Returns KSCI_EXIT_FATAL. */

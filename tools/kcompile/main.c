@@ -101,6 +101,7 @@ int main(int argc, char **argv)
 	if (sbx_init(&jail, unsafe ? SBX_NONE : SBX_BWRAP, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);
 	c.o.sbx = &jail;
+	c.o.warn = tool_warn_cb;
 	struct tool t = {0};
 	return tool_exit(tool_run(&t, argv + optind, argc - optind, one, &c));
 }
