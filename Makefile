@@ -12,7 +12,7 @@ CUDA    ?= /usr/local/cuda
 # -Wno-format-truncation: messages are cut to their buffers on purpose.
 KSCI_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-format-truncation \
 	-Ilib -I$(B)/gen -DKSCI_DATADIR='"$(DATADIR)"'
-LDLIBS  = -ljansson -lcurl -lz -lm -ldl -lpthread
+LDLIBS  = -ljansson -lseccomp -lcurl -lz -lm -ldl -lpthread
 
 ifdef SAN
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -94,12 +94,13 @@ check-gpu: all
 	tests/gpu/run.sh
 	tests/gpu/suite.sh
 
-# The tools for a machine that has the CUDA driver but no jansson (the lent
-# GPU machines): built here with jansson linked in statically, into
-# $(B)/gpu/bin, to be carried there (KSCIBIN=$(B)/gpu/bin tests/gpu/run.sh).
+# The tools for a machine that has the CUDA driver but no jansson and no
+# libseccomp (the lent GPU machines): built here with both linked in
+# statically, into $(B)/gpu/bin, to be carried there
+# (KSCIBIN=$(B)/gpu/bin tests/gpu/run.sh).
 gpu-bundle:
 	$(MAKE) --no-print-directory B=$(B)/gpu \
-		LDLIBS='-Wl,-Bstatic -ljansson -Wl,-Bdynamic -lcurl -lz -lm -ldl -lpthread' \
+		LDLIBS='-Wl,-Bstatic -ljansson -lseccomp -Wl,-Bdynamic -lcurl -lz -lm -ldl -lpthread' \
 		$(BINS:$(B)/%=$(B)/gpu/%) $(CUDA_BINS:$(B)/%=$(B)/gpu/%)
 
 # Benchmarks whose figures are in docs/: kselect at archive scale here;

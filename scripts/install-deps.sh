@@ -4,7 +4,7 @@
 # so it is cheap to run again. The CUDA toolkit is not a Debian package: it is
 # used from $CUDA (default /usr/local/cuda) when present and skipped otherwise.
 set -eu
-pkgs="build-essential pkg-config libjansson-dev zlib1g-dev libcurl4-openssl-dev
+pkgs="build-essential pkg-config libjansson-dev libseccomp-dev zlib1g-dev libcurl4-openssl-dev
 jq parallel shellcheck python3 gnuplot-nox graphviz chromium openssh-server bubblewrap
 openssh-client hipcc iproute2 procps"
 missing=""
