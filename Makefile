@@ -19,7 +19,7 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC  = $(wildcard lib/*.c lib/select/*.c lib/gen/*.c lib/report/*.c)
+LIB_SRC  = $(wildcard lib/*.c lib/select/*.c lib/gen/*.c lib/report/*.c lib/judge/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(B)/obj/%.o)
 TOOLS    = $(notdir $(patsubst %/main.c,%,$(wildcard tools/*/main.c)))
 BINS     = $(TOOLS:%=$(B)/bin/%)
@@ -29,6 +29,11 @@ UNITS    = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # CUDA pieces build only where the toolkit is installed (it is on dev machines and CI).
 HAVE_CUDA := $(shell test -f $(CUDA)/include/cuda_runtime.h && echo 1)
 CUDA_SRC  = $(wildcard lib/cuda/*.c)
+CUDA_CU   = $(wildcard lib/cuda/*.cu)
+# The judge's device code (input generation): PTX for any GPU from Turing on,
+# and Hopper's code ready-made.
+NVCC      = $(CUDA)/bin/nvcc
+NVCCFLAGS = -O2 -Ilib -gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90
 ifeq ($(HAVE_CUDA)$(if $(CUDA_SRC),1),11)
 CUDA_BINS = $(patsubst %/main.c,$(B)/bin/%-cuda,$(subst tools/,,$(wildcard tools/kharness/main.c)))
 endif
@@ -71,9 +76,13 @@ $(B)/obj/cuda/%.o: %.c $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(KSCI_CFLAGS) $(CFLAGS) -MMD -MP -DKSCI_WITH_CUDA -I$(CUDA)/include -c -o $@ $<
 
-$(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(B)/libksci.a $(B)/KSCI-CFLAGS
+$(B)/obj/cuda/%.o: %.cu lib/gen_value.h lib/dtype.h $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart $(LDLIBS)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+$(B)/bin/kharness-cuda: $(B)/obj/cuda/tools/kharness/main.o $(CUDA_SRC:%.c=$(B)/obj/cuda/%.o) $(CUDA_CU:%.cu=$(B)/obj/cuda/%.o) $(B)/libksci.a $(B)/KSCI-CFLAGS
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcudart $(LDLIBS) -lstdc++
 
 $(B)/tests/%: tests/unit/%.c tests/unit/t.h $(B)/libksci.a $(B)/KSCI-CFLAGS
 	@mkdir -p $(dir $@)

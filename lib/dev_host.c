@@ -1,15 +1,20 @@
 /*
- * dev_host: the device layer for the `c` back end — plain host memory and
- * CLOCK_MONOTONIC around each call.  CPU timings are warm-cache (no flush):
- * the tasks' benchmark sizes are chosen so that this is what users see.
+ * dev_host: the device layer for the `c` back end — plain host memory; the
+ * arena the judge shares with a role's child is a memfd both map.  CPU
+ * timings are warm-cache (no flush): the tasks' benchmark sizes are chosen
+ * so that this is what users see.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "dtype.h"
 #include "harness.h"
+#include "par.h"
 #include "proc.h"
 
 static void *h_alloc(size_t n, char *e)
@@ -29,13 +34,10 @@ static int h_copy(void *dst, const void *src, size_t n, char *e)
 	return 0;
 }
 
-static int h_call(ksci_call_fn fn, void **args, double *seconds, char *e)
+static int h_call(ksci_call_fn fn, void **args, char *e)
 {
 	(void)e;
-	double t0 = proc_now();
 	fn(args);
-	if (seconds)
-		*seconds = proc_now() - t0;
 	return 0;
 }
 
@@ -64,6 +66,70 @@ static json_t *h_env(void)
 			 (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "kernel", u.release);
 }
 
+static void *h_share(size_t n, int fd, unsigned char *handle, char *e)
+{
+	(void)handle;
+	if (ftruncate(fd, (off_t)n) < 0) {
+		errf(e, "cannot grow the shared arena to %zu bytes: %s", n, strerror(errno));
+		return NULL;
+	}
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		errf(e, "cannot map the shared arena (%zu bytes): %s", n, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static void h_unshare(void *p, size_t n) { munmap(p, n); }
+
+static void *h_open_shared(const unsigned char *handle, int fd, size_t n, char *e)
+{
+	(void)handle;
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		errf(e, "cannot map the shared arena (%zu bytes): %s", n, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+static int h_set_bytes(void *p, int byte, size_t n, char *e)
+{
+	(void)e;
+	memset(p, byte, n);
+	return 0;
+}
+
+#define GEN_CHUNK (1 << 16)
+struct gen_job {
+	void *p;
+	int dt;
+	int64_t n;
+	const struct gen_spec *s;
+};
+
+static void gen_chunk(void *ctx, int64_t k)
+{
+	struct gen_job *j = ctx;
+	int64_t end = (k + 1) * GEN_CHUNK < j->n ? (k + 1) * GEN_CHUNK : j->n;
+	const struct gen_spec s = *j->s; /* a local copy: the compiler hoists the switch on s.dist */
+	if (j->dt == DT_F32) /* the common case, without dtype_set's switch per element */
+		for (int64_t i = k * GEN_CHUNK; i < end; i++)
+			((float *)j->p)[i] = (float)gen_value(&s, (uint64_t)i);
+	else
+		for (int64_t i = k * GEN_CHUNK; i < end; i++)
+			dtype_set((enum dtype)j->dt, j->p, (size_t)i, gen_value(&s, (uint64_t)i));
+}
+
+static int h_gen(void *p, int dt, int64_t n, const struct gen_spec *s, char *e)
+{
+	(void)e;
+	struct gen_job j = {p, dt, n, s};
+	par_chunks((n + GEN_CHUNK - 1) / GEN_CHUNK, gen_chunk, &j);
+	return 0;
+}
+
 const struct dev_ops dev_host = {
 	.name = "host",
 	.alloc = h_alloc,
@@ -72,4 +138,11 @@ const struct dev_ops dev_host = {
 	.to_host = h_copy,
 	.call = h_call,
 	.env = h_env,
+	.share = h_share,
+	.unshare = h_unshare,
+	.copy = h_copy,
+	.set_bytes = h_set_bytes,
+	.gen = h_gen,
+	.open_shared = h_open_shared,
+	.close_shared = h_unshare,
 };

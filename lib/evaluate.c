@@ -222,6 +222,10 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "min_runs", json_integer(o->min_runs));
 	if (o->max_runs > 0)
 		json_object_set_new(job, "max_runs", json_integer(o->max_runs));
+	/* The judge stops a hung child a little before the tool's own deadline
+	 * kills the whole jail, so the record says which role hung and where. */
+	if (o->timeout_s > 0)
+		json_object_set_new(job, "timeout_s", json_real(o->timeout_s > 2 ? o->timeout_s * 0.95 - 0.5 : o->timeout_s * 0.8));
 	char *jtext = json_dumps(job, JSON_COMPACT);
 	json_decref(job);
 	/* For profiling a run outside the sandbox (bench/ncu-agree.sh): the job
@@ -260,7 +264,9 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 				   {devcache[0] ? devcache : NULL, 1}};
 	char **argv = sbx_argv(&o->sbx, prog, binds, (int)(sizeof binds / sizeof *binds), gpu, env, NULL);
 	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
-				  .fsize_mb = 64, .capture = 1 << 20, .no_network = 1};
+				  .capture = 1 << 20, .no_network = 1};
+	/* No file-size limit on the judge: its arena is a memfd, which the limit
+	 * counts; each child it starts gets its own (lib/judge/kid.h). */
 	struct proc_result r;
 	int rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
 	sbx_argv_free(argv);

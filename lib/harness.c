@@ -1,24 +1,30 @@
 /*
- * harness: the checks follow the holes known in public harnesses —
- *  - inputs come from seeds the job supplies (drawn from the OS by the tool),
- *    fresh for every check;
- *  - every output is poisoned (NaN for floats, 0xA5 bytes for integers)
- *    before every candidate call, so an element the kernel never writes shows
- *    up, even where the allocator hands back memory holding an old result;
- *  - `in` arguments are read back after the call and must be bit-identical;
- *  - NaN/inf must match the reference; a constant output where the reference
- *    is not constant fails whatever the tolerance;
- *  - in time mode the candidate is checked at each benchmark size before the
- *    timing loop and again afterwards with fresh inputs, so a kernel that is
- *    right only on the first call or caches by pointer fails.
- * Timing interleaves candidate, baseline and seed in rotating order so drift
- * cancels, and stops when the standard error of the mean is below the target
- * fraction of the mean for all of them, or the size's time budget is spent.
- * A device layer may flag a timed call whose clocks disagree (the CUDA one:
- * host time around full syncs well above the default-stream events, i.e.
- * work left on another stream); a candidate flagged on more than a tenth of
- * its timed calls is "wrong": it broke the calling convention, and its
- * timings cannot be trusted.
+ * harness: the judge.  It never loads a candidate's code: each role
+ * (candidate, baseline, seed) runs in its own child process (judge/kid.h)
+ * that maps a shared arena, runs calls when asked and says "done"; the
+ * judge generates every input, poisons every output, reads the outputs back
+ * itself and compares them with the task's reference, which only it loads.
+ *
+ * Checks (verify, and before timing at each benchmark size) follow the
+ * holes known in public harnesses: inputs from seeds the job supplies, fresh
+ * for every check; outputs poisoned (NaN for floats, 0xA5 bytes for
+ * integers) so an element never written shows up; `in` arguments read back
+ * and required bit-identical; NaN/inf must match; a constant output where
+ * the reference is not constant fails whatever the tolerance.
+ *
+ * Timing is by the judge's clock around whole batches: a batch is n calls,
+ * each with its own inputs generated fresh for that batch (seeds the child
+ * never sees) and its own poisoned outputs, so nothing a kernel remembers
+ * from an earlier call — by pointer, by sampled contents, by counting calls
+ * — gives it a right answer without the work.  After every candidate batch
+ * the judge checks one call of it, chosen at random after the batch was
+ * laid out, against the reference (inputs unmodified, outputs right).  The
+ * cost of the exchange itself is measured with a child that has no kernel
+ * (empty calls, the same steps) and subtracted; roles take turns in rotating
+ * order so drift cancels; the batch size makes one batch last about
+ * batch_s.  GPU: the child's device events are a cross-check only (work off
+ * the default stream), and a probe after each batch sees work the child
+ * left running on the GPU after it said done.
  *
  * Benchmark sizes are the task's "bench_<backend>" when present.  A task may
  * give a device reference ("reference_cuda"), used for benchmark sizes only,
@@ -28,16 +34,18 @@
 #include "harness.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include "judge/kid.h"
+#include "par.h"
 #include "proc.h"
 #include "rec.h"
 #include "rng.h"
@@ -73,6 +81,15 @@ struct arrays {
 	} *scalar;
 };
 
+enum { K_CAND, K_BASE, K_SEED, K_CAL, NKIDS };
+static const char *const kid_role[NKIDS] = {"candidate", "baseline", "seed", "calibration"};
+
+/* Where call i's arrays live: arg a at set * i + off[a] in the arena. */
+struct layout {
+	uint64_t off[JCTL_MAXARGS];
+	uint64_t set;
+};
+
 struct job {
 	const struct dev_ops *d;
 	const struct task *t;
@@ -82,7 +99,27 @@ struct job {
 	json_t *peak;	     /* measured peak rates, or NULL */
 	double max_abs, max_rel;
 	int checks;
+	/* the children and what they share */
+	struct kid kid[NKIDS];
+	int have[NKIDS];
+	struct kid_opts ko;
+	unsigned char *arena;
+	size_t arena_bytes;
+	double deadline, spin_s;
+	struct rng rng; /* the judge's own: batch seeds, which call is checked */
+	json_t *fail;   /* set when a child failed: the result to return */
 };
+
+static double jnum(const json_t *o, const char *k, double dflt)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+static json_t *fault(const char *status, const char *msg)
+{
+	return json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", msg);
+}
 
 static ksci_call_fn load_fn(const char *path, char *e)
 {
@@ -100,103 +137,29 @@ static ksci_call_fn load_fn(const char *path, char *e)
 	return f;
 }
 
-static double jnum(const json_t *o, const char *k, double dflt)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-/*
- * Inputs are generated in chunks of FILL_CHUNK elements, chunk k from its own
- * stream seeded by (seed, k), so the values depend only on the seed — not on
- * how many threads filled them — and large benchmark inputs are generated on
- * all cores instead of one.
- */
-#define FILL_CHUNK (1 << 16)
-
-enum dist { DIST_UNIFORM, DIST_NORMAL, DIST_INT, DIST_CONST };
-
-/* Run fn(ctx, k) for k in [0, nchunks) on all cores; each k exactly once. */
-struct par {
-	void (*fn)(void *ctx, int64_t k);
-	void *ctx;
-	int64_t n;
-	atomic_llong next;
-};
-
-static void *par_worker(void *arg)
-{
-	struct par *p = arg;
-	int64_t k;
-	while ((k = atomic_fetch_add(&p->next, 1)) < p->n)
-		p->fn(p->ctx, k);
-	return NULL;
-}
-
-static void par_chunks(int64_t nchunks, void (*fn)(void *ctx, int64_t k), void *ctx)
-{
-	struct par p = {fn, ctx, nchunks, 0};
-	atomic_init(&p.next, 0);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nt = (int)(nchunks < ncpu ? nchunks : ncpu);
-	if (nt > 32)
-		nt = 32;
-	pthread_t th[32];
-	int started = 0;
-	for (int i = 1; i < nt; i++, started++)
-		if (pthread_create(&th[started], NULL, par_worker, &p) != 0)
-			break;
-	par_worker(&p); /* this thread works too, and alone when threads fail */
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-}
-
-struct fill_job {
-	enum dtype dt;
-	void *p;
-	int64_t n;
-	uint64_t seed;
-	enum dist d;
-	double lo, hi, mean, sd, c;
-};
-
-static void fill_chunk(void *ctx, int64_t k)
-{
-	struct fill_job *j = ctx;
-	struct rng r;
-	rng_seed(&r, j->seed ^ (0xD1B54A32D192ED03ULL * (uint64_t)(k + 1)));
-	int64_t end = (k + 1) * FILL_CHUNK < j->n ? (k + 1) * FILL_CHUNK : j->n;
-	for (int64_t i = k * FILL_CHUNK; i < end; i++) {
-		double v;
-		switch (j->d) {
-		case DIST_NORMAL: v = j->mean + j->sd * rng_normal(&r); break;
-		case DIST_INT: v = j->lo + (double)rng_below(&r, (uint64_t)(j->hi - j->lo + 1)); break;
-		case DIST_CONST: v = j->c; break;
-		default: v = j->lo + (j->hi - j->lo) * rng_unit(&r); break;
-		}
-		dtype_set(j->dt, j->p, (size_t)i, v);
-	}
-}
-
-static void fill(const struct task_arg *a, void *p, int64_t n, uint64_t seed)
+/* The generator settings of argument a's initial contents (task "init"). */
+static struct gen_spec spec_of(const struct task_arg *a, uint64_t seed)
 {
 	const json_t *in = a->init;
 	const char *dist = json_string_value(json_object_get(in, "dist"));
 	int isf = dtype_is_float(a->dt);
-	struct fill_job j = {.dt = a->dt, .p = p, .n = n, .seed = seed};
-	j.d = !dist ? (isf ? DIST_UNIFORM : DIST_INT)
-	      : strcmp(dist, "normal") == 0 ? DIST_NORMAL
-	      : strcmp(dist, "int") == 0 ? DIST_INT
-	      : strcmp(dist, "const") == 0 ? DIST_CONST : DIST_UNIFORM;
-	j.lo = jnum(in, "lo", isf ? -1 : 0), j.hi = jnum(in, "hi", isf ? 1 : 100);
-	j.mean = jnum(in, "mean", 0), j.sd = jnum(in, "std", 1), j.c = jnum(in, "value", 0);
-	par_chunks((n + FILL_CHUNK - 1) / FILL_CHUNK, fill_chunk, &j);
+	struct gen_spec s = {.seed = seed};
+	s.dist = !dist ? (isf ? GEN_UNIFORM : GEN_INT)
+		 : strcmp(dist, "normal") == 0 ? GEN_NORMAL
+		 : strcmp(dist, "int") == 0 ? GEN_INT
+		 : strcmp(dist, "const") == 0 ? GEN_CONST : GEN_UNIFORM;
+	if (s.dist == GEN_NORMAL)
+		s.a = jnum(in, "mean", 0), s.b = jnum(in, "std", 1);
+	else if (s.dist == GEN_CONST)
+		s.a = jnum(in, "value", 0);
+	else
+		s.a = jnum(in, "lo", isf ? -1 : 0), s.b = jnum(in, "hi", isf ? 1 : 100);
+	return s;
 }
 
-static void poison(enum dtype dt, void *p, size_t bytes)
-{
-	memset(p, dtype_is_float(dt) ? 0xFF : 0xA5, bytes);
-}
+static uint64_t arg_seed(uint64_t seed, int i) { return seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)); }
+
+static int poison_byte(enum dtype dt) { return dtype_is_float(dt) ? 0xFF : 0xA5; }
 
 static void arrays_free(struct arrays *A)
 {
@@ -212,7 +175,12 @@ static void arrays_free(struct arrays *A)
 	memset(A, 0, sizeof *A);
 }
 
-static void unstage(struct job *J, void **dev);
+static void unstage(struct job *J, void **dev)
+{
+	for (int i = 0; i < J->t->nargs; i++)
+		if (dev[i])
+			J->d->release(dev[i]);
+}
 
 /* The reference on the device: inputs up, outputs (zeroed, or inout's
  * initial contents) up, call, outputs back into A->ref. */
@@ -237,7 +205,7 @@ static int ref_on_device(struct job *J, struct arrays *A, char *e)
 		if (A->bytes[i] && J->d->to_dev(dev[i], a->kind == ARG_IN ? A->init[i] : A->ref[i], A->bytes[i], e) < 0)
 			goto out;
 	}
-	if (J->d->call(J->ref_dev, args, NULL, e) < 0) {
+	if (J->d->call(J->ref_dev, args, e) < 0) {
 		char m[ERRBUF];
 		snprintf(m, sizeof m, "%s", e);
 		errf(e, "the task's device reference failed: %s", m);
@@ -256,10 +224,20 @@ out:
 	return rc;
 }
 
-/* Inputs from seed, and (want_ref) the reference's outputs: from the device
+static int prepare_fill(struct job *J, const json_t *size, uint64_t seed, int want_ref, int big, int fill,
+			struct arrays *A, char *e);
+
+/* Sizes, scalars and host arrays at size: inputs from seed (prepare_fill:
+ * unless !fill), and (want_ref) the reference's outputs: from the device
  * reference when `big` and the task has one, else from the host reference. */
 static int prepare(struct job *J, const json_t *size, uint64_t seed, int want_ref, int big, struct arrays *A,
 		   char *e)
+{
+	return prepare_fill(J, size, seed, want_ref, big, 1, A, e);
+}
+
+static int prepare_fill(struct job *J, const json_t *size, uint64_t seed, int want_ref, int big, int fill,
+			struct arrays *A, char *e)
 {
 	const struct task *t = J->t;
 	memset(A, 0, sizeof *A);
@@ -272,6 +250,10 @@ static int prepare(struct job *J, const json_t *size, uint64_t seed, int want_re
 	void **args = calloc((size_t)t->nargs, sizeof *args);
 	if (!A->numel || !A->bytes || !A->init || !A->ref || !A->scalar || !args)
 		goto oom;
+	if (t->nargs > JCTL_MAXARGS) {
+		errf(e, "task %s has %d arguments; the judge takes at most %d", t->name, t->nargs, JCTL_MAXARGS);
+		goto fail;
+	}
 	for (int i = 0; i < t->nargs; i++) {
 		const struct task_arg *a = &t->args[i];
 		if (a->kind == ARG_SCALAR) {
@@ -286,7 +268,9 @@ static int prepare(struct job *J, const json_t *size, uint64_t seed, int want_re
 		if (a->kind != ARG_OUT) {
 			if (!(A->init[i] = malloc(alloc)))
 				goto oom;
-			fill(a, A->init[i], A->numel[i], seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)));
+			struct gen_spec sp = spec_of(a, arg_seed(seed, i));
+			if (fill)
+				dev_host.gen(A->init[i], a->dt, A->numel[i], &sp, e);
 		}
 		if (a->kind != ARG_IN) {
 			if (!(A->ref[i] = calloc(1, alloc)))
@@ -311,42 +295,78 @@ fail:
 	return -1;
 }
 
-/* Device copies of inputs and poisoned outputs for one participant. */
-static int stage_args(struct job *J, const struct arrays *A, void **dev, void **args, char *e)
+static void layout_of(const struct task *t, const struct arrays *A, struct layout *L)
 {
-	const struct task *t = J->t;
+	uint64_t o = 0;
 	for (int i = 0; i < t->nargs; i++) {
-		const struct task_arg *a = &t->args[i];
-		dev[i] = NULL;
-		if (a->kind == ARG_SCALAR) {
-			args[i] = A->scalar[i].raw;
-			continue;
-		}
-		if (!(dev[i] = J->d->alloc(A->bytes[i] ? A->bytes[i] : 1, e)))
-			return -1;
-		args[i] = dev[i];
-		if (A->bytes[i] == 0)
-			continue;
-		if (a->kind == ARG_OUT) {
-			void *p = malloc(A->bytes[i]);
-			if (!p)
-				return errf(e, "out of memory");
-			poison(a->dt, p, A->bytes[i]);
-			int rc = J->d->to_dev(dev[i], p, A->bytes[i], e);
-			free(p);
-			if (rc < 0)
-				return -1;
-		} else if (J->d->to_dev(dev[i], A->init[i], A->bytes[i], e) < 0)
-			return -1;
+		L->off[i] = o;
+		if (t->args[i].kind != ARG_SCALAR)
+			o += ((A->bytes[i] ? A->bytes[i] : 1) + 255) / 256 * 256;
 	}
+	L->set = o ? o : 256;
+}
+
+/* A child's failure as the result the judge returns (J->fail). */
+static int kid_failed(struct job *J, int who, int rc, const char *msg)
+{
+	char tail[300], m[ERRBUF + 400];
+	kid_log_tail(&J->kid[who], tail, sizeof tail);
+	if (rc == -2)
+		snprintf(m, sizeof m, "%s timed out%s%s", kid_role[who], tail[0] ? "; last: " : "", tail);
+	else if (rc == -3)
+		snprintf(m, sizeof m, "%s: %s", kid_role[who], msg);
+	else
+		snprintf(m, sizeof m, "%s%s%s", msg, tail[0] ? "; last: " : "", tail);
+	json_decref(J->fail);
+	J->fail = fault(rc == -2 ? ST_TIMEOUT : ST_CRASHED, m);
+	return -1;
+}
+
+/* The arena at least `bytes`; every running child maps the new one. */
+static int arena_ensure(struct job *J, size_t bytes, char *e)
+{
+	if (bytes <= J->arena_bytes)
+		return 0;
+	unsigned char handle[64] = {0};
+	unsigned char *old = J->arena;
+	size_t oldn = J->arena_bytes;
+	unsigned char *p = J->d->share(bytes, J->ko.arena_fd, handle, e);
+	if (!p)
+		return -1;
+	J->arena = p, J->arena_bytes = bytes;
+	for (int w = 0; w < NKIDS; w++) {
+		if (!J->have[w])
+			continue;
+		struct jctl *c = J->kid[w].c;
+		c->arena_bytes = bytes;
+		memcpy(c->handle, handle, sizeof handle);
+		double wall;
+		char m[ERRBUF];
+		int rc = kid_request(&J->kid[w], JOP_MAP, J->spin_s, J->deadline, &wall, m);
+		if (rc < 0)
+			return kid_failed(J, w, rc, m);
+	}
+	if (old)
+		J->d->unshare(old, oldn);
 	return 0;
 }
 
-static void unstage(struct job *J, void **dev)
+/* One batch of n calls by child `who`, arrays at the arena's sets 0..n-1. */
+static int run_batch(struct job *J, int who, uint32_t op, uint32_t n, const struct layout *L, const struct arrays *A,
+		     double *wall)
 {
-	for (int i = 0; i < J->t->nargs; i++)
-		if (dev[i])
-			J->d->release(dev[i]);
+	struct jctl *c = J->kid[who].c;
+	c->nargs = (uint32_t)J->t->nargs;
+	c->ncalls = n;
+	c->stride = L->set;
+	for (int i = 0; i < J->t->nargs; i++) {
+		c->arg[i].buf = J->t->args[i].kind != ARG_SCALAR;
+		c->arg[i].off = L->off[i];
+		memcpy(c->arg[i].raw, A->scalar[i].raw, 8);
+	}
+	char m[ERRBUF];
+	int rc = kid_request(&J->kid[who], op, J->spin_s, J->deadline, wall, m);
+	return rc < 0 ? kid_failed(J, who, rc, m) : 0;
 }
 
 /* Compare one output array; fills *mm on the first mismatch. 0 ok, 1 wrong. */
@@ -462,31 +482,33 @@ static int compare(struct job *J, int ai, const void *got, const void *want, int
 	return 1;
 }
 
-/* One correctness check of fn at size with inputs from seed.
- * 0 ok, 1 wrong (*mm set), -1 device fault or setup failure (e). */
-/* keep (may be NULL): on success the inputs are moved there (the caller
- * frees them with arrays_free), so timing reuses them instead of generating
- * the same arrays again. */
-static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, uint64_t seed, json_t **mm,
-		 struct arrays *keep, char *e)
+/* One correctness check of the candidate at size with inputs from seed, in
+ * the arena's first set.  0 ok, 1 wrong (*mm set), -1 a failure: J->fail
+ * when the child failed, else e. */
+static int check(struct job *J, const json_t *size, int big, uint64_t seed, json_t **mm, char *e)
 {
 	struct arrays A;
 	if (prepare(J, size, seed, 1, big, &A, e) < 0)
 		return -1;
 	if (big)
 		progress("inputs and reference ready");
+	struct layout L;
+	layout_of(J->t, &A, &L);
 	int n = J->t->nargs, rc = -1;
-	void **dev = calloc((size_t)n, sizeof *dev), **args = calloc((size_t)n, sizeof *args);
 	void *host = NULL;
-	if (!dev || !args) {
-		errf(e, "out of memory");
+	double wall;
+	if (arena_ensure(J, L.set, e) < 0)
 		goto out;
+	for (int i = 0; i < n; i++) {
+		const struct task_arg *a = &J->t->args[i];
+		unsigned char *p = J->arena + L.off[i];
+		if (a->kind == ARG_SCALAR || A.bytes[i] == 0)
+			continue;
+		if ((a->kind == ARG_OUT ? J->d->set_bytes(p, poison_byte(a->dt), A.bytes[i], e)
+					: J->d->to_dev(p, A.init[i], A.bytes[i], e)) < 0)
+			goto out;
 	}
-	if (stage_args(J, &A, dev, args, e) < 0)
-		goto out;
-	if (big)
-		progress("candidate's buffers staged");
-	if (J->d->call(fn, args, NULL, e) < 0)
+	if ((J->d->sync && J->d->sync(e) < 0) || run_batch(J, K_CAND, JOP_RUN, 1, &L, &A, &wall) < 0)
 		goto out;
 	if (big)
 		progress("candidate ran");
@@ -501,7 +523,7 @@ static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, ui
 			rc = errf(e, "out of memory");
 			break;
 		}
-		if (J->d->to_host(host, dev[i], A.bytes[i], e) < 0) {
+		if (J->d->to_host(host, J->arena + L.off[i], A.bytes[i], e) < 0) {
 			rc = -1;
 			break;
 		}
@@ -519,14 +541,7 @@ static int check(struct job *J, ksci_call_fn fn, const json_t *size, int big, ui
 		progress("compared");
 out:
 	free(host);
-	if (dev)
-		unstage(J, dev);
-	free(dev);
-	free(args);
-	if (keep && rc == 0)
-		*keep = A;
-	else
-		arrays_free(&A);
+	arrays_free(&A);
 	return rc;
 }
 
@@ -536,12 +551,19 @@ static uint64_t job_seed(const json_t *seeds, size_t k)
 	return json_is_integer(s) ? (uint64_t)json_integer_value(s) : 0x5eed + k;
 }
 
-static json_t *fault(const char *status, const char *msg)
+static json_t *failure(struct job *J, const char *where, char *e)
 {
-	return json_pack("{s:b, s:s, s:s}", "ok", 0, "status", status, "message", msg);
+	if (J->fail) {
+		json_t *f = J->fail;
+		J->fail = NULL;
+		return f;
+	}
+	char m[ERRBUF + 300];
+	snprintf(m, sizeof m, "%s%s%s", where, where[0] ? ": " : "", e);
+	return fault(ST_CRASHED, m);
 }
 
-static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
+static json_t *verify(struct job *J, char *e)
 {
 	const json_t *seeds = json_object_get(J->j, "seeds");
 	size_t ns = json_array_size(seeds) ? json_array_size(seeds) : 1;
@@ -558,11 +580,11 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 				task_size_str(size, sz, sizeof sz);
 				progress("check %s seed=%" PRIu64, sz, seed);
 				json_t *mm = NULL;
-				int rc = check(J, cand, size, l == 1, seed, &mm, NULL, e);
+				int rc = check(J, size, l == 1, seed, &mm, e);
 				if (rc < 0) {
-					char m[ERRBUF + 300];
-					snprintf(m, sizeof m, "at %s seed=%" PRIu64 ": %s", sz, seed, e);
-					return fault(ST_CRASHED, m);
+					char w[300];
+					snprintf(w, sizeof w, "at %s seed=%" PRIu64, sz, seed);
+					return failure(J, w, e);
 				}
 				if (rc == 1) {
 					json_t *r = json_pack("{s:b, s:s, s:i, s:f, s:f, s:o}", "ok", 0, "status", ST_WRONG,
@@ -580,72 +602,357 @@ static json_t *verify(struct job *J, ksci_call_fn cand, char *e)
 			 "max_abs_err", J->max_abs, "max_rel_err", J->max_rel, "message", "matches the reference");
 }
 
+/* --- timing ---------------------------------------------------------------- */
+
 struct who {
+	int kid;
 	const char *name;
-	ksci_call_fn fn;
-	void **dev, **args;
-	double *s;
-	size_t n, flagged; /* flagged: timed calls the device layer distrusted */
+	double *s;  /* per batch: seconds per call */
+	double *x;  /* per batch: seconds the judge's clock saw beyond the device's events (GPU) */
+	size_t n, nx, busy; /* busy: batches after which the GPU was still busy */
 };
 
-static json_t *summary(const struct who *w, struct stats *st)
+static json_t *summary(const struct who *w, struct stats *st, uint32_t calls)
 {
 	stats_summarize(w->s, w->n, st);
-	return json_pack("{s:f, s:f, s:f, s:f, s:I}", "median_us", st->median * 1e6, "mean_us", st->mean * 1e6,
-			 "sem_us", st->sem * 1e6, "min_us", st->min * 1e6, "n", (json_int_t)st->n);
+	return json_pack("{s:f, s:f, s:f, s:f, s:I, s:i}", "median_us", st->median * 1e6, "mean_us", st->mean * 1e6,
+			 "sem_us", st->sem * 1e6, "min_us", st->min * 1e6, "n", (json_int_t)st->n, "calls_per_batch",
+			 (int)calls);
 }
 
-/* Time at one size on the inputs A (prepared by the check before timing). */
-static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *size, struct arrays *keep, char *e,
+/* Fresh inputs (seeds[s * nargs + i]) and poisoned outputs for sets 0..n-1,
+ * then the caches flushed and the device idle. */
+static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const struct arrays *A, uint64_t *seeds,
+		     char *e)
+{
+	const struct task *t = J->t;
+	for (uint32_t s = 0; s < n; s++)
+		for (int i = 0; i < t->nargs; i++) {
+			const struct task_arg *a = &t->args[i];
+			unsigned char *p = J->arena + (uint64_t)s * L->set + L->off[i];
+			if (a->kind == ARG_SCALAR || A->bytes[i] == 0)
+				continue;
+			if (a->kind == ARG_OUT) {
+				if (J->d->set_bytes(p, poison_byte(a->dt), A->bytes[i], e) < 0)
+					return -1;
+				continue;
+			}
+			seeds[(size_t)s * (size_t)t->nargs + (size_t)i] = rng_next(&J->rng);
+			struct gen_spec sp = spec_of(a, seeds[(size_t)s * (size_t)t->nargs + (size_t)i]);
+			if (J->d->gen(p, a->dt, A->numel[i], &sp, e) < 0)
+				return -1;
+		}
+	if (J->d->flush && J->d->flush(e) < 0)
+		return -1;
+	return J->d->sync ? J->d->sync(e) : 0;
+}
+
+/* Check call s of the batch just run: its inputs regenerated by the judge
+ * (priv: the judge's own device buffers) must equal what is in the arena,
+ * and its outputs must match the reference for them. */
+static int check_set_host(struct job *J, uint32_t s, const struct layout *L, struct arrays *A, void **priv,
+			  const uint64_t *seeds, const json_t *size, json_t **mm, char *e);
+
+/* check_set on the device: the judge's copy of the inputs (priv), the device
+ * reference on it, and device comparisons; the host comparison only to
+ * explain a mismatch. */
+static int check_set_dev(struct job *J, uint32_t s, const struct layout *L, struct arrays *A, void **priv,
+			 const uint64_t *seeds, const json_t *size, json_t **mm, char *e)
+{
+	const struct task *t = J->t;
+	void *args[JCTL_MAXARGS];
+	for (int i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+		if (a->kind == ARG_SCALAR) {
+			args[i] = A->scalar[i].raw;
+			continue;
+		}
+		args[i] = priv[i];
+		if (A->bytes[i] == 0)
+			continue;
+		if (a->kind == ARG_OUT) {
+			if (J->d->set_bytes(priv[i], 0, A->bytes[i], e) < 0)
+				return -1;
+			continue;
+		}
+		struct gen_spec sp = spec_of(a, seeds[(size_t)s * (size_t)t->nargs + (size_t)i]);
+		if (J->d->gen(priv[i], a->dt, A->numel[i], &sp, e) < 0)
+			return -1;
+		int same = 1;
+		if (a->kind == ARG_IN &&
+		    J->d->equal(priv[i], J->arena + (uint64_t)s * L->set + L->off[i], A->bytes[i], &same, e) < 0)
+			return -1;
+		if (!same) {
+			*mm = json_pack("{s:O, s:s, s:s}", "size", size, "arg", a->name, "reason",
+					"input argument was modified");
+			return 1;
+		}
+	}
+	if (J->d->call(J->ref_dev, args, e) < 0) {
+		char m[ERRBUF];
+		snprintf(m, sizeof m, "%s", e);
+		return errf(e, "the task's device reference failed: %s", m);
+	}
+	J->checks++;
+	for (int i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+		if (a->kind == ARG_SCALAR || a->kind == ARG_IN || A->bytes[i] == 0)
+			continue;
+		const void *got = J->arena + (uint64_t)s * L->set + L->off[i];
+		struct dev_cmp r;
+		if (J->d->compare(got, priv[i], a->dt, A->numel[i], a->atol, a->rtol, &r, e) < 0)
+			return -1;
+		if (r.max_abs > J->max_abs)
+			J->max_abs = r.max_abs;
+		if (r.max_rel > J->max_rel)
+			J->max_rel = r.max_rel;
+		if (!r.bad && !(A->numel[i] > 1 && !r.got_varies && r.want_varies))
+			continue;
+		/* Wrong: the host comparison says where and why. */
+		if (J->d->to_host(A->ref[i], priv[i], A->bytes[i], e) < 0)
+			return -1;
+		void *host = malloc(A->bytes[i] ? A->bytes[i] : 1);
+		if (!host)
+			return errf(e, "out of memory");
+		int rc = J->d->to_host(host, got, A->bytes[i], e) < 0 ? -1
+			 : compare(J, i, host, A->ref[i], A->numel[i], size, 0, mm);
+		free(host);
+		if (rc == 0) {
+			*mm = json_pack("{s:O, s:s, s:I, s:s}", "size", size, "arg", a->name, "count", (json_int_t)r.bad,
+					"reason", "outside tolerance (device check)");
+			rc = 1;
+		}
+		return rc;
+	}
+	return 0;
+}
+
+static int dev_checks(const struct job *J) { return J->d->compare && J->d->equal && J->ref_dev; }
+
+static int check_set(struct job *J, uint32_t s, const struct layout *L, struct arrays *A, void **priv,
+		     const uint64_t *seeds, const json_t *size, json_t **mm, char *e)
+{
+	if (dev_checks(J))
+		return check_set_dev(J, s, L, A, priv, seeds, size, mm, e);
+	return check_set_host(J, s, L, A, priv, seeds, size, mm, e);
+}
+
+static int check_set_host(struct job *J, uint32_t s, const struct layout *L, struct arrays *A, void **priv,
+			  const uint64_t *seeds, const json_t *size, json_t **mm, char *e)
+{
+	const struct task *t = J->t;
+	void *host = NULL;
+	int rc = -1;
+	void **args = calloc((size_t)t->nargs, sizeof *args);
+	if (!args)
+		return errf(e, "out of memory");
+	for (int i = 0; i < t->nargs; i++) {
+		const struct task_arg *a = &t->args[i];
+		if (a->kind == ARG_SCALAR) {
+			args[i] = A->scalar[i].raw;
+			continue;
+		}
+		args[i] = a->kind == ARG_IN ? A->init[i] : A->ref[i];
+		if (a->kind == ARG_OUT || A->bytes[i] == 0)
+			continue;
+		struct gen_spec sp = spec_of(a, seeds[(size_t)s * (size_t)t->nargs + (size_t)i]);
+		if (J->d->gen(priv[i], a->dt, A->numel[i], &sp, e) < 0 ||
+		    J->d->to_host(A->init[i], priv[i], A->bytes[i], e) < 0)
+			goto out;
+		if (a->kind == ARG_INOUT) {
+			memcpy(A->ref[i], A->init[i], A->bytes[i]);
+			continue;
+		}
+		free(host);
+		if (!(host = malloc(A->bytes[i]))) {
+			errf(e, "out of memory");
+			goto out;
+		}
+		if (J->d->to_host(host, J->arena + (uint64_t)s * L->set + L->off[i], A->bytes[i], e) < 0)
+			goto out;
+		if (memcmp(host, A->init[i], A->bytes[i]) != 0) {
+			*mm = json_pack("{s:O, s:s, s:s}", "size", size, "arg", a->name, "reason",
+					"input argument was modified");
+			rc = 1;
+			goto out;
+		}
+	}
+	if (J->ref_dev) {
+		if (ref_on_device(J, A, e) < 0)
+			goto out;
+	} else
+		J->ref(args);
+	J->checks++;
+	rc = 0;
+	for (int i = 0; i < t->nargs && rc == 0; i++) {
+		const struct task_arg *a = &t->args[i];
+		if (a->kind == ARG_SCALAR || a->kind == ARG_IN || A->bytes[i] == 0)
+			continue;
+		free(host);
+		if (!(host = malloc(A->bytes[i]))) {
+			rc = errf(e, "out of memory");
+			break;
+		}
+		if (J->d->to_host(host, J->arena + (uint64_t)s * L->set + L->off[i], A->bytes[i], e) < 0) {
+			rc = -1;
+			break;
+		}
+		rc = compare(J, i, host, A->ref[i], A->numel[i], size, 0, mm);
+	}
+out:
+	free(host);
+	free(args);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *x, size_t n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+	return n ? (n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2) : 0;
+}
+
+#define CAL_BATCHES 11
+
+/* Time the roles at one size.  NULL with *fail_res (the candidate is wrong
+ * or a child failed) or e. */
+static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *size, uint64_t seed, char *e,
 			 json_t **fail_res)
 {
 	const json_t *o = J->j;
+	const struct task *t = J->t;
+	int gpu = J->d->probe != NULL;
 	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
+	double batch_s = jnum(o, "batch_s", gpu ? 0.005 : 0.02);
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
-	int warmup = (int)jnum(o, "warmup", 3);
-	struct arrays A = *keep;
-	memset(keep, 0, sizeof *keep);
-	char xmsg[ERRBUF] = "";
+	double arena_mb = jnum(o, "arena_mb", gpu ? 8192 : 256);
+	struct arrays A;
+	if (prepare_fill(J, size, seed, 0, 1, 0, &A, e) < 0)
+		return NULL;
+	struct layout L;
+	layout_of(t, &A, &L);
 	json_t *res = NULL;
-	int n = J->t->nargs, staged = 0;
-	for (int w = 0; w < nw; w++) {
-		W[w].dev = calloc((size_t)n, sizeof(void *));
-		W[w].args = calloc((size_t)n, sizeof(void *));
-		W[w].s = malloc(max_runs * sizeof(double));
-		W[w].n = W[w].flagged = 0;
-		if (!W[w].dev || !W[w].args || !W[w].s || stage_args(J, &A, W[w].dev, W[w].args, e) < 0) {
-			if (!W[w].s)
-				errf(e, "out of memory");
-			staged = w + 1;
+	void **priv = calloc((size_t)t->nargs, sizeof *priv);
+	uint64_t *seeds = NULL;
+	uint32_t nmax = (uint32_t)(arena_mb * 1048576.0 / (double)L.set);
+	nmax = nmax < 1 ? 1 : nmax > 1024 ? 1024 : nmax;
+	seeds = calloc((size_t)nmax * (size_t)t->nargs, sizeof *seeds);
+	if (!priv || !seeds) {
+		errf(e, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < t->nargs; i++) /* the judge's own copy of one call's arrays, for its check */
+		if (t->args[i].kind != ARG_SCALAR && !(priv[i] = J->d->alloc(A.bytes[i] ? A.bytes[i] : 1, e)))
+			goto out;
+	for (int k = 0; k < nw; k++) {
+		W[k].s = malloc(max_runs * sizeof(double));
+		W[k].x = malloc(max_runs * sizeof(double));
+		W[k].n = W[k].nx = W[k].busy = 0;
+		if (!W[k].s || !W[k].x) {
+			errf(e, "out of memory");
 			goto out;
 		}
-		staged = w + 1;
 	}
-	for (int k = 0; k < warmup; k++)
-		for (int w = 0; w < nw; w++)
-			if (J->d->call(W[w].fn, W[w].args, NULL, e) < 0) {
-				*fail_res = fault(ST_CRASHED, e);
+	/* The batch size: one call of each role (a warm-up too), less what the
+	 * exchange costs, measured with empty calls of the child that has no
+	 * kernel; then that cost again at the batch size, with the same steps. */
+	double tau = INFINITY, wall, cal[CAL_BATCHES], idle[CAL_BATCHES];
+	if (arena_ensure(J, L.set, e) < 0)
+		goto out;
+	for (int k = 0; k < nw; k++) {
+		double one[3];
+		for (int r = 0; r < 3; r++) {
+			if (gen_batch(J, 1, &L, &A, seeds, e) < 0 || run_batch(J, W[k].kid, JOP_RUN, 1, &L, &A, &one[r]) < 0)
 				goto out;
-			}
-	progress("inputs staged, warmed up; timing");
-	double t0 = proc_now();
-	for (size_t round = 0;; round++) {
-		for (int k = 0; k < nw; k++) {
-			struct who *w = &W[(round + (size_t)k) % (size_t)nw];
-			if (J->d->flush && J->d->flush(e) < 0)
+			json_t *mm = NULL;
+			int rc = W[k].kid == K_CAND ? check_set(J, 0, &L, &A, priv, seeds, size, &mm, e) : 0;
+			if (rc < 0)
 				goto out;
-			double s;
-			int rc = J->d->call(w->fn, w->args, &s, e);
-			if (rc < 0) {
-				*fail_res = fault(ST_CRASHED, e);
-				goto out;
-			}
 			if (rc == 1) {
-				w->flagged++;
-				if (w == &W[0] && !xmsg[0])
-					snprintf(xmsg, sizeof xmsg, "%s", e);
+				char sz[256];
+				task_size_str(size, sz, sizeof sz);
+				*fail_res = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", ST_WRONG, "mismatch", mm);
+				json_object_set_new(*fail_res, "message", json_sprintf("wrong at benchmark size %s (arg %s): %s", sz,
+						    json_string_value(json_object_get(mm, "arg")),
+						    json_string_value(json_object_get(mm, "reason"))));
+				goto out;
 			}
-			w->s[w->n++] = s;
+		}
+		wall = median_of(one, 3);
+		tau = wall < tau ? wall : tau;
+	}
+	uint32_t n = 1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int k = 0; k < CAL_BATCHES; k++) {
+			if ((J->d->flush && J->d->flush(e) < 0) || (J->d->sync && J->d->sync(e) < 0) ||
+			    run_batch(J, K_CAL, JOP_EMPTY, n, &L, &A, &cal[k]) < 0)
+				goto out;
+			idle[k] = 0;
+			if (gpu && J->d->probe(&idle[k], e) < 0)
+				goto out;
+		}
+		if (pass == 1)
+			break;
+		double one = tau - median_of(cal, CAL_BATCHES);
+		double want = batch_s / (one > 1e-7 ? one : 1e-7);
+		/* On a grid of steps of about sqrt(2) (1 2 3 4 6 8 12 16 24 ...), so
+		 * that runs of the same kernel mostly pick the same batch, and so the
+		 * same arena: where arrays lie can move a memory-bound kernel's time. */
+		n = 1;
+		for (uint32_t g = 1; g <= nmax && g <= want; g = g < 2 ? 2 : (g & (g - 1)) ? g / 3 * 4 : g / 2 * 3)
+			n = g;
+		if (arena_ensure(J, (size_t)n * L.set, e) < 0)
+			goto out;
+	}
+	double ovh = median_of(cal, CAL_BATCHES), idle_probe = median_of(idle, CAL_BATCHES);
+	double busy_at = gpu ? fmax(1e-3, 20 * idle_probe) : INFINITY;
+	progress("batches of %u calls; the exchange costs %.1f us; timing", n, ovh * 1e6);
+	/* Warm-up at the batch size: two batches of each role, and at least 0.1 s,
+	 * so the clocks have left whatever state an idle GPU was in. */
+	for (double w0 = proc_now(), r = 0; r < 2 || proc_now() - w0 < 0.1; r++)
+		for (int k = 0; k < nw; k++)
+			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, W[k].kid, JOP_RUN, n, &L, &A, &wall) < 0)
+				goto out;
+	double t0 = proc_now(), maxprobe = 0;
+	size_t rounds = 0;
+	for (;; rounds++) {
+		for (int k = 0; k < nw; k++) {
+			struct who *w = &W[(rounds + (size_t)k) % (size_t)nw];
+			uint32_t chk = (uint32_t)rng_below(&J->rng, n);
+			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, w->kid, JOP_RUN, n, &L, &A, &wall) < 0)
+				goto out;
+			double ev = J->kid[w->kid].c->event_s, probe = 0;
+			if (gpu && J->d->probe(&probe, e) < 0)
+				goto out;
+			maxprobe = probe > maxprobe ? probe : maxprobe;
+			if (probe > busy_at)
+				w->busy++;
+			if (ev >= 0)
+				w->x[w->nx++] = wall - ovh - ev;
+			double x = (wall - ovh) / n;
+			w->s[w->n++] = x > 1e-12 ? x : 1e-12;
+			if (w->kid == K_CAND) {
+				json_t *mm = NULL;
+				int rc = check_set(J, chk, &L, &A, priv, seeds, size, &mm, e);
+				if (rc < 0)
+					goto out;
+				if (rc == 1) {
+					char sz[256];
+					task_size_str(size, sz, sizeof sz);
+					*fail_res = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", ST_WRONG, "mismatch", mm);
+					json_object_set_new(*fail_res, "message",
+							    json_sprintf("wrong at benchmark size %s in timed batch %zu, call %u of %u (arg %s): %s",
+									 sz, rounds + 1, chk + 1, n,
+									 json_string_value(json_object_get(mm, "arg")),
+									 json_string_value(json_object_get(mm, "reason"))));
+					goto out;
+				}
+			}
 		}
 		size_t have = W[0].n;
 		if (have >= max_runs)
@@ -662,22 +969,52 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (settled || proc_now() - t0 > budget)
 			break;
 	}
-	progress("timed: %zu calls each in %.3f s", W[0].n, proc_now() - t0);
-	if (W[0].flagged * 10 > W[0].n) {
+	progress("timed: %zu batches of %u calls each in %.3f s", W[0].n, n, proc_now() - t0);
+	if (W[0].busy * 10 > W[0].n) {
 		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
 		json_object_set_new(*fail_res, "message",
-				    json_sprintf("timing cross-check failed on %zu of %zu calls: %s", W[0].flagged, W[0].n, xmsg));
+				    json_sprintf("the GPU was still busy after the candidate said it was done, in %zu of %zu "
+						 "batches (a probe waited up to %.0f us): work left running outside the call",
+						 W[0].busy, W[0].n, maxprobe * 1e6));
 		goto out;
 	}
-	res = json_pack("{s:O}", "size", size);
+	/* The cross-check, on medians (single batches jitter by a context
+	 * switch): the device's events on the default stream must account for
+	 * nearly all of what the judge's clock saw. */
+	double excess[3] = {0, 0, 0};
+	for (int k = 0; k < nw; k++)
+		if (W[k].nx) {
+			double tmp[W[k].nx > 0 ? W[k].nx : 1];
+			memcpy(tmp, W[k].x, W[k].nx * sizeof *tmp);
+			excess[k] = median_of(tmp, W[k].nx);
+		}
+	if (W[0].nx) {
+		double per = 0;
+		{
+			double tmp[W[0].n];
+			memcpy(tmp, W[0].s, W[0].n * sizeof *tmp);
+			per = median_of(tmp, W[0].n) * n;
+		}
+		if (stats_xcheck_disagree(excess[0], per)) {
+			*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
+			json_object_set_new(*fail_res, "message",
+					    json_sprintf("timing cross-check failed: the judge's clock saw %.0f us per batch of %u "
+							 "calls beyond the device's events on the default stream (median of %zu "
+							 "batches, of %.0f us): work left on another stream?", excess[0] * 1e6, n,
+							 W[0].nx, per * 1e6));
+			goto out;
+		}
+	}
+	res = json_pack("{s:O, s:i, s:f}", "size", size, "batch_calls", (int)n, "overhead_us", ovh * 1e6);
+	if (gpu)
+		json_object_set_new(res, "probe_us", json_pack("{s:f, s:f}", "idle", idle_probe * 1e6, "max", maxprobe * 1e6));
 	struct stats st[3];
 	for (int k = 0; k < nw; k++)
-		json_object_set_new(res, W[k].name, summary(&W[k], &st[k]));
-	if (nw > 1)
-		json_object_set_new(res, "speedup_vs_baseline", json_real(st[1].median / st[0].median));
-	if (nw > 2)
-		json_object_set_new(res, "speedup_vs_seed", json_real(st[2].median / st[0].median));
-	double fl = task_formula(J->t, "flops", size), by = task_formula(J->t, "bytes", size);
+		json_object_set_new(res, W[k].name, summary(&W[k], &st[k], n));
+	for (int k = 1; k < nw; k++)
+		json_object_set_new(res, W[k].kid == K_BASE ? "speedup_vs_baseline" : "speedup_vs_seed",
+				    json_real(st[k].median / st[0].median));
+	double fl = task_formula(t, "flops", size), by = task_formula(t, "bytes", size);
 	if (isfinite(fl)) {
 		json_object_set_new(res, "flops", json_real(fl));
 		json_object_set_new(res, "gflops", json_real(fl / st[0].median / 1e9));
@@ -688,7 +1025,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	}
 	/* The measured matrix peak is fp32 SGEMM: a task whose work is meant for
 	 * tensor cores ("flops_unit": "tensor-f16", ...) gets no % of it. */
-	const char *unit = json_string_value(json_object_get(J->t->json, "flops_unit"));
+	const char *unit = json_string_value(json_object_get(t->json, "flops_unit"));
 	int fp32 = !unit || strcmp(unit, "fp32") == 0;
 	if (unit)
 		json_object_set_new(res, "flops_unit", json_string(unit));
@@ -698,36 +1035,37 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	if (isfinite(by) && pb > 0)
 		json_object_set_new(res, "pct_peak_bw", json_real(100 * by / st[0].median / 1e9 / pb));
 	for (int k = 0; k < nw; k++)
-		if (W[k].flagged)
-			json_object_set_new(json_object_get(res, W[k].name), "xcheck_flagged", json_integer((json_int_t)W[k].flagged));
+		if (W[k].nx)
+			json_object_set_new(json_object_get(res, W[k].name), "xcheck_excess_us", json_real(excess[k] * 1e6));
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
 out:
-	for (int w = 0; w < staged; w++)
-		unstage(J, W[w].dev);
-	for (int w = 0; w < nw; w++) {
-		free(W[w].dev);
-		free(W[w].args);
-		free(W[w].s);
-		W[w].dev = W[w].args = NULL;
-		W[w].s = NULL;
+	for (int k = 0; k < nw; k++) {
+		free(W[k].s);
+		free(W[k].x);
+		W[k].s = W[k].x = NULL;
 	}
+	for (int i = 0; priv && i < t->nargs; i++)
+		if (priv[i])
+			J->d->release(priv[i]);
+	free(priv);
+	free(seeds);
 	arrays_free(&A);
+	if (!res && !*fail_res && J->fail) {
+		*fail_res = J->fail;
+		J->fail = NULL;
+	}
 	return res;
 }
 
-static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
+static json_t *time_all(struct job *J, char *e)
 {
-	struct who W[3] = {{.name = "candidate", .fn = cand}};
+	struct who W[3] = {{.kid = K_CAND, .name = "candidate"}};
 	int nw = 1;
 	const json_t *j = J->j;
-	if ((W[nw].fn = load_fn(json_string_value(json_object_get(j, "baseline")), e)))
-		W[nw++].name = "baseline";
-	else if (json_object_get(j, "baseline"))
-		return NULL;
-	if ((W[nw].fn = load_fn(json_string_value(json_object_get(j, "seed")), e)))
-		W[nw++].name = "seed";
-	else if (json_object_get(j, "seed"))
-		return NULL;
+	if (J->have[K_BASE])
+		W[nw++] = (struct who){.kid = K_BASE, .name = "baseline"};
+	if (J->have[K_SEED])
+		W[nw++] = (struct who){.kid = K_SEED, .name = "seed"};
 	const json_t *seeds = json_object_get(j, "seeds");
 	json_t *sizes = json_array();
 	size_t i;
@@ -746,17 +1084,19 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 		task_size_str(size, sz, sizeof sz);
 		uint64_t s1 = job_seed(seeds, k++), s2 = job_seed(seeds, k++);
 		json_t *mm = NULL;
-		progress("check before timing %s", sz);
-		struct arrays A;
-		int rc = check(J, cand, size, 1, s1, &mm, &A, e);
+		int rc = 0;
+		if (!dev_checks(J)) { /* else time_size checks the candidate's first calls */
+			progress("check before timing %s", sz);
+			rc = check(J, size, 1, s1, &mm, e);
+		}
 		if (rc == 0) {
 			progress("time %s", sz);
 			json_t *fail_res = NULL;
-			json_t *r = time_size(J, W, nw, size, &A, e, &fail_res);
+			json_t *r = time_size(J, W, nw, size, s2, e, &fail_res);
 			if (!r) {
 				json_decref(sizes);
 				json_decref(J->peak);
-				return fail_res ? fail_res : fault(ST_CRASHED, e);
+				return fail_res ? fail_res : failure(J, sz, e);
 			}
 			json_array_append_new(sizes, r);
 			double v = json_number_value(json_object_get(r, "speedup_vs_baseline"));
@@ -765,16 +1105,12 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			v = json_number_value(json_object_get(r, "speedup_vs_seed"));
 			if (v > 0 && nss < 64)
 				ss[nss++] = v;
-			/* Fresh inputs after the timing loop: a result cached by
-			 * pointer or right only on the first call fails here. */
-			progress("check after timing %s", sz);
-			rc = check(J, cand, size, 1, s2, &mm, NULL, e);
 		}
 		if (rc != 0) {
 			json_decref(sizes);
 			json_decref(J->peak);
 			if (rc < 0)
-				return fault(ST_CRASHED, e);
+				return failure(J, sz, e);
 			json_t *r = json_pack("{s:b, s:s, s:o}", "ok", 0, "status", ST_WRONG, "mismatch", mm);
 			json_object_set_new(r, "message", json_sprintf("wrong at benchmark size %s (arg %s): %s", sz,
 					    json_string_value(json_object_get(mm, "arg")),
@@ -782,7 +1118,8 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 			return r;
 		}
 	}
-	json_t *r = json_pack("{s:b, s:s, s:o, s:i}", "ok", 1, "status", "ok", "sizes", sizes, "checks", J->checks);
+	json_t *r = json_pack("{s:b, s:s, s:o, s:i, s:s}", "ok", 1, "status", "ok", "sizes", sizes, "checks", J->checks,
+			      "method", "judge");
 	if (nsb)
 		json_object_set_new(r, "speedup_vs_baseline", json_real(stats_geomean(sb, nsb)));
 	if (nss)
@@ -805,13 +1142,62 @@ static json_t *time_all(struct job *J, ksci_call_fn cand, char *e)
 	return r;
 }
 
-json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
+/* Start the children this job needs, all at once (kids_ready waits for them). */
+static json_t *spawn_kids(struct job *J, int timing, char *e)
+{
+	const char *lib[NKIDS] = {json_string_value(json_object_get(J->j, "candidate")),
+				  timing ? json_string_value(json_object_get(J->j, "baseline")) : NULL,
+				  timing ? json_string_value(json_object_get(J->j, "seed")) : NULL, NULL};
+	int want[NKIDS] = {1, lib[K_BASE] != NULL, lib[K_SEED] != NULL, timing};
+	for (int w = 0; w < NKIDS; w++) {
+		if (!want[w])
+			continue;
+		struct kid_opts ko = J->ko;
+		ko.lib = lib[w];
+		if (kid_spawn(&J->kid[w], kid_role[w], &ko, e) < 0)
+			return fault(ST_CRASHED, e);
+		J->have[w] = 1;
+	}
+	return NULL;
+}
+
+static json_t *kids_ready(struct job *J, char *e)
+{
+	for (int w = 0; w < NKIDS; w++)
+		if (J->have[w] && kid_ready(&J->kid[w], J->deadline, e) < 0) {
+			J->have[w] = 0;
+			return fault(ST_CRASHED, e);
+		}
+	progress("children ready");
+	return NULL;
+}
+
+/* The children's own output, last bytes of each, into the judge's log. */
+static void kids_log(struct job *J)
+{
+	for (int w = 0; w < NKIDS; w++) {
+		if (!J->kid[w].c)
+			continue;
+		char tail[2048];
+		kid_log_text(&J->kid[w], tail, sizeof tail);
+		if (tail[0])
+			fprintf(stderr, "kharness: %s's output (last %zu bytes):\n%s\n", kid_role[w], strlen(tail), tail);
+	}
+}
+
+json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *e)
 {
 	const char *mode = json_string_value(json_object_get(job, "mode"));
 	const char *tname = json_string_value(json_object_get(job, "task"));
 	t_start = proc_now();
+	/* Not dumpable: a child cannot ptrace the judge or open its /proc files. */
+	prctl(PR_SET_DUMPABLE, 0);
 	if (!mode || !tname) {
 		errf(e, "job needs \"mode\" and \"task\"");
+		return NULL;
+	}
+	if (strcmp(mode, "verify") != 0 && strcmp(mode, "time") != 0) {
+		errf(e, "unknown mode \"%s\"", mode);
 		return NULL;
 	}
 	const struct task *t = task_get(json_string_value(json_object_get(job, "tasks_root")), tname, e);
@@ -824,25 +1210,41 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, char *e)
 			errf(e, "job has no reference");
 		return NULL;
 	}
-	ksci_call_fn cand = load_fn(json_string_value(json_object_get(job, "candidate")), e);
-	if (!cand)
+	if (!json_string_value(json_object_get(job, "candidate"))) {
+		errf(e, "job has no candidate");
 		return NULL;
+	}
 	if (json_object_get(job, "reference_dev") &&
 	    !(J.ref_dev = load_fn(json_string_value(json_object_get(job, "reference_dev")), e)))
 		return NULL;
-	int irc = d->init ? d->init(e) : 0;
+	rng_seed(&J.rng, rng_os_seed());
+	J.deadline = proc_now() + jnum(job, "timeout_s", 86400);
+	J.spin_s = d->probe ? 1.0 : 0; /* GPU: the round trip is timed, so spin */
+	J.ko = (struct kid_opts){.self = self, .arena_fd = memfd_create("ksci-arena", MFD_CLOEXEC)};
+	if (J.ko.arena_fd < 0)
+		return fault(ST_CRASHED, "memfd_create failed");
+	int timing = strcmp(mode, "time") == 0;
+	/* The children start their devices while the judge starts its own. */
+	json_t *r = spawn_kids(&J, timing, e);
+	int irc = r || !d->init ? 0 : d->init(e);
 	if (irc == -2) {
 		char m[ERRBUF + 16];
 		snprintf(m, sizeof m, "unsupported: %s", e);
-		return fault(ST_UNSUPPORTED, m);
+		r = fault(ST_UNSUPPORTED, m);
+	} else if (irc < 0)
+		r = fault(ST_CRASHED, e);
+	if (!r) {
+		progress("%s ready", d->name);
+		r = kids_ready(&J, e);
 	}
-	if (irc < 0)
-		return fault(ST_CRASHED, e);
-	progress("%s ready", d->name);
-	if (strcmp(mode, "verify") == 0)
-		return verify(&J, cand, e);
-	if (strcmp(mode, "time") == 0)
-		return time_all(&J, cand, e);
-	errf(e, "unknown mode \"%s\"", mode);
-	return NULL;
+	if (!r)
+		r = timing ? time_all(&J, e) : verify(&J, e);
+	kids_log(&J);
+	for (int w = 0; w < NKIDS; w++)
+		kid_end(&J.kid[w]);
+	if (J.arena)
+		d->unshare(J.arena, J.arena_bytes);
+	close(J.ko.arena_fd);
+	json_decref(J.fail);
+	return r;
 }

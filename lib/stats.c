@@ -51,11 +51,9 @@ double stats_geomean(const double *x, size_t n)
 	return exp(l / (double)n);
 }
 
-int stats_xcheck_disagree(double host_s, double dev_s, double ovh_s)
+int stats_xcheck_disagree(double excess_s, double batch_s)
 {
-	if (!(ovh_s >= 0))
-		ovh_s = 0;
-	return host_s - dev_s > 2 * ovh_s + 20e-6 + 0.25 * dev_s;
+	return excess_s > 0.1 * batch_s + 30e-6;
 }
 
 double stats_cv(const double *x, size_t n)

@@ -18,13 +18,14 @@ int stats_summarize(const double *x, size_t n, struct stats *out);
 /* Geometric mean of positive values; NAN if any is not positive or n == 0. */
 double stats_geomean(const double *x, size_t n);
 
-/* The timing cross-check of a device call: host_s is the host time from a
- * full device sync to a full device sync around the call, dev_s the time
- * between events on the default stream, ovh_s the host-minus-event time of
- * an empty call.  1 when the host saw clearly more work than the events
- * (work left on another stream): more than twice the overhead plus 20 us
- * plus a quarter of the event time. */
-int stats_xcheck_disagree(double host_s, double dev_s, double ovh_s);
+/* The timing cross-check of GPU batches, on medians over a size's batches
+ * (one batch jitters by a context switch): excess_s is what the judge's
+ * clock saw beyond the device's events on the default stream, less the
+ * exchange's own cost; batch_s the batch's time.  1 when the events clearly
+ * missed work (left on another stream): more than a tenth of the batch
+ * plus 30 us. */
+int stats_xcheck_disagree(double excess_s, double batch_s);
+
 /* Coefficient of variation (stddev / mean) of n values; NAN if n < 2. */
 double stats_cv(const double *x, size_t n);
 

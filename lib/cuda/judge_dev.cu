@@ -1,0 +1,192 @@
+/*
+ * judge_dev: the judge's own GPU code, built with nvcc where the toolkit is
+ * and linked into kharness-cuda only.
+ *  - cuda_fill: the input generator (lib/gen_value.h on the device), so that
+ *    every timed call of a batch gets inputs no kernel has seen before at
+ *    the cost of one write of them (a 64 MB array in ~25 us on an H100),
+ *    instead of a host fill and a copy;
+ *  - cuda_compare / cuda_equal: the check of a timed call on the device,
+ *    so that checking one call of every batch costs a pass over its arrays,
+ *    not copies to the host (which took ~0.1 s at 4096x4096 and, between
+ *    batches, left the GPU idle long enough to change the next batch's
+ *    timing).  The host comparison (harness.c) is the one that explains a
+ *    mismatch; these only count, with the same rules.
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern "C" {
+#include "../dtype.h"
+#include "../gen_value.h"
+}
+
+__global__ static void fill_kernel(void *p, int dt, long long n, struct gen_spec s)
+{
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		double v = gen_value(&s, (uint64_t)i);
+		switch (dt) {
+		case DT_F16: ((__half *)p)[i] = __float2half_rn((float)v); break;
+		case DT_BF16: ((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn((float)v); break;
+		case DT_F32: ((float *)p)[i] = (float)v; break;
+		case DT_F64: ((double *)p)[i] = v; break;
+		case DT_I8: ((signed char *)p)[i] = (signed char)v; break;
+		case DT_U8: ((unsigned char *)p)[i] = (unsigned char)v; break;
+		case DT_I32: ((int *)p)[i] = (int)v; break;
+		case DT_U32: ((unsigned *)p)[i] = (unsigned)v; break;
+		default: ((long long *)p)[i] = (long long)v; break;
+		}
+	}
+}
+
+/* 0, or -1 with the CUDA error in e (ERRBUF bytes). */
+extern "C" int cuda_fill(void *p, int dt, long long n, const struct gen_spec *s, char *e)
+{
+	if (n <= 0)
+		return 0;
+	long long blocks = (n + 255) / 256;
+	if (blocks > 65536)
+		blocks = 65536;
+	fill_kernel<<<(unsigned)blocks, 256>>>(p, dt, n, *s);
+	cudaError_t r = cudaGetLastError();
+	if (r != cudaSuccess) {
+		snprintf(e, 256, "generating inputs on the GPU: %s", cudaGetErrorString(r));
+		return -1;
+	}
+	return 0;
+}
+
+__device__ static double load_as_double(const void *p, int dt, long long i)
+{
+	switch (dt) {
+	case DT_F16: return (double)__half2float(((const __half *)p)[i]);
+	case DT_BF16: return (double)__bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	case DT_F32: return (double)((const float *)p)[i];
+	case DT_F64: return ((const double *)p)[i];
+	case DT_I8: return (double)((const signed char *)p)[i];
+	case DT_U8: return (double)((const unsigned char *)p)[i];
+	case DT_I32: return (double)((const int *)p)[i];
+	case DT_U32: return (double)((const unsigned *)p)[i];
+	default: return (double)((const long long *)p)[i];
+	}
+}
+
+struct cmp_acc {
+	unsigned long long bad, first, max_abs, max_rel; /* doubles >= 0 as their bits: ordered like integers */
+	unsigned int got_varies, want_varies;
+};
+
+__global__ static void compare_kernel(const void *got, const void *want, int dt, long long n, double atol,
+				      double rtol, struct cmp_acc *acc)
+{
+	double g0 = load_as_double(got, dt, 0), w0 = load_as_double(want, dt, 0);
+	unsigned long long bad = 0, first = ~0ULL;
+	double mabs = 0, mrel = 0;
+	unsigned gv = 0, wv = 0;
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+		double g = load_as_double(got, dt, i), w = load_as_double(want, dt, i);
+		gv |= !(g == g0 || (isnan(g) && isnan(g0)));
+		wv |= !(w == w0 || (isnan(w) && isnan(w0)));
+		int ok;
+		if (isnan(w))
+			ok = isnan(g);
+		else if (isinf(w))
+			ok = g == w;
+		else if (!isfinite(g))
+			ok = 0;
+		else {
+			double d = fabs(g - w);
+			ok = d <= atol + rtol * fabs(w);
+			mabs = fmax(mabs, d);
+			if (w != 0)
+				mrel = fmax(mrel, d / fabs(w));
+		}
+		if (!ok) {
+			bad++;
+			if ((unsigned long long)i < first)
+				first = (unsigned long long)i;
+		}
+	}
+	if (bad) {
+		atomicAdd(&acc->bad, bad);
+		atomicMin(&acc->first, first);
+	}
+	atomicMax(&acc->max_abs, (unsigned long long)__double_as_longlong(mabs));
+	atomicMax(&acc->max_rel, (unsigned long long)__double_as_longlong(mrel));
+	if (gv)
+		atomicOr(&acc->got_varies, 1u);
+	if (wv)
+		atomicOr(&acc->want_varies, 1u);
+}
+
+__global__ static void differ_kernel(const unsigned char *a, const unsigned char *b, long long n, unsigned int *diff)
+{
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+		if (a[i] != b[i]) {
+			*diff = 1;
+			return;
+		}
+}
+
+static void *scratch(size_t n, char *e)
+{
+	static void *p;
+	if (!p && cudaMalloc(&p, n) != cudaSuccess) {
+		snprintf(e, 256, "cudaMalloc for the comparison failed");
+		p = NULL;
+	}
+	return p;
+}
+
+static int ck(cudaError_t r, const char *what, char *e)
+{
+	if (r == cudaSuccess)
+		return 0;
+	snprintf(e, 256, "%s: %s", what, cudaGetErrorString(r));
+	return -1;
+}
+
+extern "C" int cuda_compare(const void *got, const void *want, int dt, long long n, double atol, double rtol,
+			    long long *bad, long long *first, double *max_abs, double *max_rel, int *got_varies,
+			    int *want_varies, char *e)
+{
+	struct cmp_acc h = {0, ~0ULL, 0, 0, 0, 0}, *d = (struct cmp_acc *)scratch(sizeof h, e);
+	if (!d)
+		return -1;
+	if (n <= 0) {
+		*bad = 0, *first = -1, *max_abs = *max_rel = 0, *got_varies = *want_varies = 0;
+		return 0;
+	}
+	if (ck(cudaMemcpy(d, &h, sizeof h, cudaMemcpyHostToDevice), "comparison setup", e) < 0)
+		return -1;
+	long long blocks = (n + 255) / 256;
+	compare_kernel<<<(unsigned)(blocks > 8192 ? 8192 : blocks), 256>>>(got, want, dt, n, atol, rtol, d);
+	if (ck(cudaGetLastError(), "comparison kernel", e) < 0 ||
+	    ck(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost), "comparison result", e) < 0)
+		return -1;
+	*bad = (long long)h.bad;
+	*first = h.bad ? (long long)h.first : -1;
+	memcpy(max_abs, &h.max_abs, sizeof *max_abs);
+	memcpy(max_rel, &h.max_rel, sizeof *max_rel);
+	*got_varies = (int)h.got_varies, *want_varies = (int)h.want_varies;
+	return 0;
+}
+
+extern "C" int cuda_equal(const void *a, const void *b, size_t bytes, int *same, char *e)
+{
+	unsigned int h = 0, *d = (unsigned int *)scratch(sizeof(struct cmp_acc), e);
+	if (!d)
+		return -1;
+	if (ck(cudaMemset(d, 0, sizeof h), "equality setup", e) < 0)
+		return -1;
+	long long blocks = ((long long)bytes + 255) / 256;
+	if (bytes)
+		differ_kernel<<<(unsigned)(blocks > 8192 ? 8192 : blocks), 256>>>((const unsigned char *)a,
+										  (const unsigned char *)b, (long long)bytes, d);
+	if (ck(cudaGetLastError(), "equality kernel", e) < 0 || ck(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost), "equality result", e) < 0)
+		return -1;
+	*same = h == 0;
+	return 0;
+}

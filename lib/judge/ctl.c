@@ -1,0 +1,88 @@
+/*
+ * judge/ctl: see ctl.h.  A futex on a MAP_SHARED page (not FUTEX_PRIVATE)
+ * works across the judge and its children; the page is a memfd so that it
+ * survives the child's exec at a known fd.
+ */
+#include "ctl.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../proc.h"
+
+static size_t page_bytes(void)
+{
+	size_t p = (size_t)sysconf(_SC_PAGESIZE);
+	return (sizeof(struct jctl) + p - 1) / p * p;
+}
+
+struct jctl *ctl_create(int *fd, char *e)
+{
+	*fd = memfd_create("ksci-ctl", MFD_CLOEXEC);
+	if (*fd < 0) {
+		errf(e, "memfd_create: %s", strerror(errno));
+		return NULL;
+	}
+	if (ftruncate(*fd, (off_t)page_bytes()) < 0) {
+		errf(e, "ftruncate: %s", strerror(errno));
+		close(*fd);
+		return NULL;
+	}
+	struct jctl *c = ctl_map(*fd, e);
+	if (!c)
+		close(*fd);
+	return c;
+}
+
+struct jctl *ctl_map(int fd, char *e)
+{
+	void *p = mmap(NULL, page_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		errf(e, "mmap of the control page: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+void ctl_wake(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+int ctl_wait(_Atomic uint32_t *w, uint32_t old, double spin_s, double deadline, int (*alive)(void *), void *ctx)
+{
+	double t0 = spin_s > 0 ? proc_now() : 0;
+	int spinning = spin_s > 0;
+	for (unsigned long k = 1;; k++) {
+		if (atomic_load_explicit(w, memory_order_acquire) != old)
+			return 0;
+		if (spinning && (k & 4095) != 0) {
+			relax();
+			continue;
+		}
+		double now = proc_now();
+		if (alive && !alive(ctx))
+			return 1;
+		if (deadline > 0 && now > deadline)
+			return 2;
+		if (spinning && now - t0 < spin_s)
+			continue;
+		spinning = 0;
+		struct timespec ts = {0, 5000000};
+		syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT, old, &ts, NULL, 0);
+	}
+}
