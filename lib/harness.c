@@ -828,7 +828,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	const struct task *t = J->t;
 	int gpu = J->d->probe != NULL;
 	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
-	double batch_s = jnum(o, "batch_s", gpu ? 0.005 : 0.02);
+	double batch_s = jnum(o, "batch_s", gpu ? 0.005 : 0.01);
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	double arena_mb = jnum(o, "arena_mb", gpu ? 8192 : 256);
 	struct arrays A;
@@ -898,7 +898,23 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		}
 		if (pass == 1)
 			break;
-		double one = tau - median_of(cal, CAL_BATCHES);
+		/* A first guess from the single calls, then each role's time per
+		 * call from one batch of half that size: a single call is mostly
+		 * the exchange's cost, and a noisy guess moved the batch size
+		 * (and the arena) from run to run. */
+		double ovh1 = median_of(cal, CAL_BATCHES), one = tau - ovh1;
+		double guess = batch_s / (one > 1e-7 ? one : 1e-7) / 2;
+		uint32_t m = guess > nmax ? nmax : guess < 1 ? 1 : (uint32_t)guess;
+		if (m > 1) {
+			if (arena_ensure(J, (size_t)m * L.set, e) < 0)
+				goto out;
+			one = INFINITY;
+			for (int k = 0; k < nw; k++) {
+				if (gen_batch(J, m, &L, &A, seeds, e) < 0 || run_batch(J, W[k].kid, JOP_RUN, m, &L, &A, &wall) < 0)
+					goto out;
+				one = fmin(one, (wall - ovh1) / m);
+			}
+		}
 		double want = batch_s / (one > 1e-7 ? one : 1e-7);
 		/* On a grid of steps of about sqrt(2) (1 2 3 4 6 8 12 16 24 ...), so
 		 * that runs of the same kernel mostly pick the same batch, and so the
@@ -921,8 +937,13 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	double t0 = proc_now(), maxprobe = 0;
 	size_t rounds = 0;
 	for (;; rounds++) {
+		/* Every order of the roles in turn (2: AB BA; 3: the six
+		 * permutations), so each role follows each other equally often:
+		 * whatever one batch leaves behind (clocks, caches) is shared out. */
+		static const int perm3[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
 		for (int k = 0; k < nw; k++) {
-			struct who *w = &W[(rounds + (size_t)k) % (size_t)nw];
+			int pos = nw == 3 ? perm3[rounds % 6][k] : nw == 2 ? (int)((rounds + (size_t)k) % 2) : 0;
+			struct who *w = &W[pos];
 			uint32_t chk = (uint32_t)rng_below(&J->rng, n);
 			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, w->kid, JOP_RUN, n, &L, &A, &wall) < 0)
 				goto out;
@@ -954,10 +975,10 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 				}
 			}
 		}
-		size_t have = W[0].n;
+		size_t have = W[0].n, cycle = nw == 3 ? 6 : (size_t)nw;
 		if (have >= max_runs)
 			break;
-		if (have < min_runs)
+		if (have < min_runs || (rounds + 1) % cycle != 0) /* stop only after whole cycles of orders */
 			continue;
 		int settled = 1;
 		for (int k = 0; k < nw; k++) {
