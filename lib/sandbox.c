@@ -111,7 +111,10 @@ char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *b
 		root_dirs(&a);
 		add3(&a, "--proc", "/proc", NULL);
 		add3(&a, "--dev", "/dev", NULL);
-		add3(&a, "--tmpfs", "/tmp", NULL); /* before the binds: some live under /tmp */
+		/* before the binds: some live under /tmp.  1 GiB at most: a kernel
+		 * cannot fill the machine's memory with files there. */
+		add3(&a, "--size", "1073741824", NULL);
+		add3(&a, "--tmpfs", "/tmp", NULL);
 		if (gpu)
 			gpu_nodes(&a);
 		for (int i = 0; i < nbinds; i++)

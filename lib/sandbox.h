@@ -4,7 +4,7 @@
  *
  * A jailed program sees a read-only /usr (the toolchain and the libraries,
  * with the merged-/usr links), /etc/ld.so.cache and /etc/alternatives, a
- * fresh /dev, a fresh /proc of its own pid namespace, an empty tmpfs /tmp,
+ * fresh /dev, a fresh /proc of its own pid namespace, an empty tmpfs /tmp (1 GiB at most),
  * and exactly the paths
  * the caller binds (read-only, or read-write where asked), nothing else of
  * the host: no home, no caller's files, no compile cache, no sockets.  It
