@@ -102,6 +102,7 @@ demo: all
 check-gpu: all
 	tests/gpu/run.sh
 	tests/gpu/suite.sh
+	tests/gpu/attacks.sh
 
 # The tools for a machine that has the CUDA driver but no jansson and no
 # libseccomp (the lent GPU machines): built here with both linked in
