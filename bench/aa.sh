@@ -39,6 +39,8 @@ Targets: |speedup-1| <= 1 % in every run (20 of 20); CV <= 0.3 % (over 10 runs).
   --out DIR       keep the raw NDJSON there: runs.ndjson (one ktime record per
                   run), kb.ndjson, stderr.log, in.json
   --kb            also run bench/aa/kb_loop.py (python3 + torch + CUDA GPU)
+  --pause SEC     wait SEC seconds between runs (default 0), to tell effects
+                  of back-to-back runs from the method's own spread
   -h, --help      this text
 
 env: KSCIBIN (tools; default build/gpu/bin when it has kharness-cuda, else
@@ -48,7 +50,7 @@ EOF
 }
 die() { echo "aa: $*" >&2; exit 2; }
 
-task=softmax backend=cuda runs=20 budget="" source="" out="" kb=0 basetoo=0
+task=softmax backend=cuda runs=20 budget="" source="" out="" kb=0 basetoo=0 pause=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -56,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--backend) [ $# -ge 2 ] || die "--backend needs a value"; backend=$2; shift ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift ;;
 	--budget) [ $# -ge 2 ] || die "--budget needs a value"; budget=$2; shift ;;
+	--pause) [ $# -ge 2 ] || die "--pause needs a value"; pause=$2; shift ;;
 	--source) [ $# -ge 2 ] || die "--source needs a value"; source=$2; shift ;;
 	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
 	--kb) kb=1 ;;
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $backend in cuda | c) ;; *) die "--backend: \"$backend\" is not cuda or c" ;; esac
+[[ $pause =~ ^[0-9]{1,3}$ ]] || die "--pause: \"$pause\" is not a whole number of seconds (0..999)"
 if ! [[ $runs =~ ^[0-9]{1,4}$ ]] || [ "$runs" -lt 2 ] || [ "$runs" -gt 1000 ]; then
 	die "--runs: \"$runs\" is outside 2..1000"
 fi
@@ -110,9 +114,10 @@ export KSCI_TASKS=$tmp/tasks
 jq -cn --arg t "$task" --arg b "$backend" --rawfile s "$source" \
 	'{id: "aa", task: $t, backend: $b, generation: 0, parents: [], source: $s, status: "generated"}' >"$out/in.json"
 
-echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}"
+echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
 fail=""
 for ((i = 1; i <= runs; i++)); do
+	[ "$i" = 1 ] || [ "$pause" = 0 ] || sleep "$pause"
 	# Other work on the host shows in the timings (most of all on c): the
 	# 1-minute load average when the run starts goes in the table.
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)

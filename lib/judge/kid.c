@@ -48,6 +48,10 @@ static void child_exec(const struct kid *k, const struct kid_opts *o, pid_t judg
 	struct rlimit core = {0, 0}, fsize = {KID_LOG_MAX, KID_LOG_MAX};
 	setrlimit(RLIMIT_CORE, &core);
 	setrlimit(RLIMIT_FSIZE, &fsize);
+	if (o->cpu_s > 0) {
+		struct rlimit cpu = {(rlim_t)o->cpu_s, (rlim_t)o->cpu_s};
+		setrlimit(RLIMIT_CPU, &cpu);
+	}
 	signal(SIGXFSZ, SIG_IGN);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != judge)

@@ -5,8 +5,9 @@
  * kid_start forks and execs `self --child ROLE [LIB]` with the control page
  * at JCTL_FD, the arena memfd at JCTL_ARENA_FD, stdout and stderr into a
  * log file of at most KID_LOG_MAX bytes in the jail's /tmp (SIGXFSZ
- * ignored: a flood is cut, not fatal), no core dumps, the address-space
- * limit the judge has, and a parent-death signal.  The child installs its
+ * ignored: a flood is cut, not fatal), no core dumps, a CPU-time limit, the
+ * address-space limit the judge has, and a parent-death signal; it can
+ * start no process of its own (the seccomp filter).  The child installs its
  * seccomp filter (lib/jail_filter.h) before it loads LIB.
  *
  * The child runs only inside kid_request: the judge continues it, asks,
@@ -45,6 +46,7 @@ struct kid_opts {
 	const char *lib;   /* NULL: the calibration child */
 	int arena_fd;      /* -1: none */
 	double spin_s;     /* how long the judge spins before it sleeps, waiting */
+	long cpu_s;        /* RLIMIT_CPU of the child (0: none): a backstop behind the judge's deadline */
 };
 
 /* Start the child and wait (until deadline, proc_now() seconds) for it to be
