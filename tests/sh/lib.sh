@@ -49,6 +49,17 @@ expect_eq() {
 actual:   $3"; fi
 }
 
+# skip_without_bwrap: the test ends here, with a SKIP line that says why,
+# where bubblewrap cannot make the sandbox kverify and ktime run kernels in.
+skip_without_bwrap() {
+	if ! command -v bwrap >/dev/null || ! bwrap --unshare-all --unshare-user --uid 65534 --gid 65534 \
+		--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc /bin/true 2>/dev/null; then
+		echo "ok 1 # SKIP bubblewrap cannot make its sandbox on this machine"
+		done_testing
+		exit 0
+	fi
+}
+
 done_testing() {
 	echo "1..$t_n"
 	[ "$t_failed" = 0 ]

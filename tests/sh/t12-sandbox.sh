@@ -10,12 +10,7 @@
 # --unsafe-no-sandbox shows the checks can see an attack that works.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v bwrap >/dev/null || ! bwrap --unshare-all --unshare-user --uid 65534 --gid 65534 \
-	--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --proc /proc /bin/true 2>/dev/null; then
-	echo "ok 1 # SKIP bubblewrap cannot make its sandbox on this machine"
-	done_testing
-	exit 0
-fi
+skip_without_bwrap
 
 # A private copy of the tasks: if the sandbox failed, the damage stays here.
 mkdir -p "$T/tasks" "$T/outside"

@@ -1,0 +1,94 @@
+/* t_judge: the judge's handle on a role's child (lib/judge/kid.c, ctl.c)
+ * and the child's loop (lib/judge/child.c), with this program as the child
+ * (`t_judge --child ROLE [LIB]`, as kharness does): the child starts,
+ * maps the arena, runs calls when asked and is stopped between requests; a
+ * library that cannot be loaded, and a child that dies, are reported with
+ * what happened, never waited for. */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "judge/kid.h"
+#include "proc.h"
+#include "t.h"
+
+/* The process state letter of /proc/PID/stat ('T': stopped), '?' if none. */
+static char state(pid_t pid)
+{
+	char p[64], b[512];
+	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return '?';
+	size_t n = fread(b, 1, sizeof b - 1, f);
+	fclose(f);
+	b[n] = '\0';
+	char *q = strrchr(b, ')');
+	return q && q[1] == ' ' ? q[2] : '?';
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+		return harness_child(&dev_host, argv[2], argc > 3 ? argv[3] : NULL);
+	char e[ERRBUF] = "", self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0)
+		return 1;
+	self[len] = '\0';
+	int afd = memfd_create("t-judge-arena", MFD_CLOEXEC);
+	struct kid_opts o = {.self = self, .lib = NULL, .arena_fd = afd, .spin_s = 0, .cpu_s = 60};
+	double deadline = proc_now() + 60, wall = 0;
+
+	struct kid k;
+	T_OK(kid_start(&k, "calibration", &o, deadline, e) == 0, "a child without a kernel starts (%s)", e);
+	T_OK(state(k.pid) == 'T', "and waits stopped until the judge asks");
+	size_t bytes = 1 << 20;
+	unsigned char *arena = dev_host.share(bytes, afd, NULL, e);
+	T_OK(arena != NULL, "the judge's arena (a memfd) is made");
+	k.c->arena_bytes = bytes;
+	T_OK(kid_request(&k, JOP_MAP, 0, deadline, &wall, e) == 0, "the child maps it");
+	k.c->nargs = 2;
+	k.c->ncalls = 1000;
+	k.c->stride = 64;
+	k.c->arg[0] = (struct jctl_arg){.off = 0, .buf = 1};
+	k.c->arg[1] = (struct jctl_arg){.buf = 0, .raw = {7}};
+	wall = 0;
+	T_OK(kid_request(&k, JOP_EMPTY, 0, deadline, &wall, e) == 0 && wall > 0,
+	     "1000 empty calls, timed by the judge's clock: %.1f us", wall * 1e6);
+	T_OK(state(k.pid) == 'T', "the child is stopped again once it has answered");
+	uint32_t done = atomic_load(&k.c->done);
+	T_OK(kid_request(&k, JOP_EMPTY, 0, deadline, &wall, e) == 0 && atomic_load(&k.c->done) == done + 1,
+	     "each request is answered with its own number");
+
+	char tail[64];
+	kid_log_tail(&k, tail, sizeof tail);
+	T_OK(tail[0] == '\0', "a child that printed nothing has an empty log tail");
+
+	kill(k.pid, SIGKILL);
+	int rc = kid_request(&k, JOP_EMPTY, 0, deadline, &wall, e);
+	T_OK(rc == -1 && strstr(e, "calibration killed by signal 9"), "a child that died is reported, not waited for: %s", e);
+	kid_end(&k);
+
+	struct kid k2;
+	o.lib = "/nonexistent/ksci-t-judge.so";
+	rc = kid_start(&k2, "candidate", &o, deadline, e);
+	T_OK(rc < 0 && strstr(e, "cannot load the candidate") && strstr(e, "nonexistent"),
+	     "a library that cannot be loaded is the child's failure, said: %s", e);
+	kid_end(&k2);
+
+	struct kid k3;
+	o.lib = NULL;
+	o.self = "/nonexistent/kharness";
+	rc = kid_start(&k3, "seed", &o, deadline, e);
+	T_OK(rc < 0 && strstr(e, "seed exited with status 127"), "a judge that cannot start its child says so: %s", e);
+	kid_end(&k3);
+	dev_host.unshare(arena, bytes);
+	close(afd);
+	return T_DONE();
+}
