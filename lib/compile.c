@@ -29,7 +29,7 @@
 
 #include "cache.h"
 #include "file.h"
-#include "harness.h"
+#include "dev.h"
 #include "proc.h"
 #include "rec.h"
 #include "sha256.h"

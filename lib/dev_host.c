@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
-#include "harness.h"
+#include "dev.h"
 #include "par.h"
 #include "proc.h"
 

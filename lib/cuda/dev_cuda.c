@@ -33,7 +33,7 @@
 
 #include "cache.h"
 #include "file.h"
-#include "harness.h"
+#include "dev.h"
 #include "proc.h"
 
 static struct {

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness.h"
+#include "child.h"
+
 #include "../jail_filter.h"
 #include "ctl.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "judge/child.h"
 #include "judge/kid.h"
 #include "proc.h"
 #include "t.h"

@@ -12,6 +12,7 @@
 
 #include "err.h"
 #include "harness.h"
+#include "judge/child.h"
 #include "rec.h"
 #include "tool.h"
 
