@@ -16,7 +16,7 @@
 set -euo pipefail
 usage() {
 	cat <<'EOF'
-usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC]
+usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC] [--processes N]
                    [--source FILE] [--baseline-too] [--out DIR] [--kb] [-h]
 
 A/A calibration: time a kernel against an identical copy of itself (candidate
@@ -29,6 +29,7 @@ Targets: |speedup-1| <= 1 % in every run (20 of 20); CV <= 0.3 % (over 10 runs).
   --backend B     cuda (default) or c
   --runs N        pipeline runs (default 20; 2..1000)
   --budget SEC    ktime --budget per size (default: ktime's, 1 s)
+  --processes N   ktime --processes: processes per role (default: ktime's)
   --source FILE   kernel used as both candidate and seed instead of the task's
                   seed (default for --backend c --task softmax:
                   bench/aa/softmax_mt.c, two OpenMP threads)
@@ -50,7 +51,7 @@ EOF
 }
 die() { echo "aa: $*" >&2; exit 2; }
 
-task=softmax backend=cuda runs=20 budget="" source="" out="" kb=0 basetoo=0 pause=0
+task=softmax backend=cuda runs=20 budget="" procs="" source="" out="" kb=0 basetoo=0 pause=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--backend) [ $# -ge 2 ] || die "--backend needs a value"; backend=$2; shift ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift ;;
 	--budget) [ $# -ge 2 ] || die "--budget needs a value"; budget=$2; shift ;;
+	--processes) [ $# -ge 2 ] || die "--processes needs a value"; procs=$2; shift ;;
 	--pause) [ $# -ge 2 ] || die "--pause needs a value"; pause=$2; shift ;;
 	--source) [ $# -ge 2 ] || die "--source needs a value"; source=$2; shift ;;
 	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
@@ -114,7 +116,7 @@ export KSCI_TASKS=$tmp/tasks
 jq -cn --arg t "$task" --arg b "$backend" --rawfile s "$source" \
 	'{id: "aa", task: $t, backend: $b, generation: 0, parents: [], source: $s, status: "generated"}' >"$out/in.json"
 
-echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
+echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${procs:+ --processes $procs}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
 fail=""
 for ((i = 1; i <= runs; i++)); do
 	[ "$i" = 1 ] || [ "$pause" = 0 ] || sleep "$pause"
@@ -122,7 +124,7 @@ for ((i = 1; i <= runs; i++)); do
 	# 1-minute load average when the run starts goes in the table.
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
 	if ! "$BIN/kcompile" <"$out/in.json" 2>>"$out/stderr.log" | "$BIN/kverify" 2>>"$out/stderr.log" |
-		"$BIN/ktime" ${budget:+--budget "$budget"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
+		"$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
 		fail="run $i: a tool failed: $(tail -n 1 "$out/stderr.log")"
 		break
 	fi
@@ -180,6 +182,20 @@ def pct: . * 100 * 100 | round / 100;
 printf '\n%-6s %-20s %5s %9s %9s %8s %8s %13s %13s %9s\n' method size runs 'max|r-1|' 'within1%' 'CV cand' 'CV seed' 'cand us mean' 'seed us mean' converged
 awk -F'\t' '{printf "%-6s %-20s %5d %8.2f%% %5d/%-3d %7.2f%% %7.2f%% %13.2f %13.2f %9s\n", $1, $2, $3, $4, $5, $3, $6, $7, $8, $9, $10}' "$tmp/stats.tsv"
 [ ! -s "$out/kb.ndjson" ] || echo "(kb: bench/aa/kb_loop.py, ratio B/A of the median over 100 trials, runs = repeats; cand = B, seed = A)"
+# Per run and size, the device's state while the roles were timed (time's
+# device_state: NVML after every batch), beside the three medians: whether a
+# run that is off in absolute time is off because the clock was.
+if jq -e 'select(.time.sizes[0].device_state) | true' "$out/runs.ndjson" >/dev/null 2>&1; then
+	printf '
+%-4s %-12s %10s %10s %10s %16s %7s %7s %s
+' run size 'cand us' 'seed us' 'base us' 'SM MHz med(min-max)' 'temp C' 'power W' limits
+	jq -r '[input_line_number] as $i | .time.sizes[] | [$i[0], (.size | [.[] | tostring] | join("x")),
+		.candidate.median_us, .seed.median_us, (.baseline.median_us // 0),
+		"\(.device_state.sm_mhz.median // "-")(\(.device_state.sm_mhz.min // "-")-\(.device_state.sm_mhz.max // "-"))",
+		(.device_state.temp_c.median // 0), (.device_state.power_w.median // 0),
+		((.device_state.limits // []) | join(",") | if . == "" then "-" else . end)] | @tsv' "$out/runs.ndjson" |
+		awk -F'\t' '{printf "%-4s %-12s %10.2f %10.2f %10.2f %19s %7.0f %7.0f %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
+fi
 echo "targets: |speedup-1| <= 1 % in 20 of 20 runs; CV of each size's median <= 0.3 % over 10 runs"
 [ -z "$kbnote" ] || echo "$kbnote"
 [ "$runs" -ge 20 ] || echo "note: $runs runs, fewer than the targets' 20 (within-1 % asked of all $runs, CV over $runs)"

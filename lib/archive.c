@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ndjson.h"
+
 #define IN_SIZE (1u << 20)
 #define CHUNK (4u << 20)
 #define ROOM (1u << 16) /* free bytes the producer wants before inflating */
@@ -57,7 +59,7 @@ struct ar_file {
 	pthread_cond_t cv;
 	struct chunk ch[NCHUNK];
 	unsigned long taken, published, consumed;
-	int done, stop, failed;
+	int done, stop, failed, damaged;
 	char err[ERRBUF];
 };
 
@@ -233,12 +235,26 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* Fill in[] from the input, spooling what was read; bytes read or -1. */
-static ssize_t refill(struct ar_file *a, unsigned char *in, size_t want)
+/* The archive is torn at compressed byte at: the message of
+ * docs/exit-codes.md.  The partial line the damage cut is dropped. */
+static void fail_damaged(struct ar_file *a, struct chunk *cur, uint64_t at, const char *reason)
+{
+	if (a->failed)
+		return;
+	nd_damage_msg(a->err, a->name, (unsigned long long)at, reason);
+	a->failed = a->damaged = 1;
+	if (cur) {
+		char *nl = cur->len ? memrchr(cur->buf, '\n', cur->len) : NULL;
+		cur->len = nl ? (size_t)(nl + 1 - cur->buf) : 0;
+	}
+}
+
+/* Fill in[] (cap bytes) from the input, spooling what was read; bytes read or -1. */
+static ssize_t refill(struct ar_file *a, unsigned char *in, size_t cap, size_t want)
 {
 	size_t got = 0;
 	while (got < want) {
-		ssize_t r = read(a->fd, in + got, IN_SIZE - got);
+		ssize_t r = read(a->fd, in + got, cap - got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -263,7 +279,7 @@ static void *producer(void *arg)
 	z_stream z;
 	memset(&z, 0, sizeof z);
 	int zok = 0, in_member = 0, eof = 0;
-	uint64_t out = 0, inpos = 0, member_start = 0, last_pt = 0;
+	uint64_t out = 0, inpos = 0, member_start = 0, last_pt = 0, member_in = 0, members = 0;
 	const unsigned char *next = in;
 	size_t avail = 0;
 	struct chunk *cur = take(a);
@@ -274,7 +290,7 @@ static void *producer(void *arg)
 	cur->len = 0;
 	cur->base = 0;
 	/* Two bytes decide plain or gzip, even from a pipe that trickles. */
-	ssize_t r = refill(a, in, 2);
+	ssize_t r = refill(a, in, IN_SIZE, 2);
 	if (r < 0)
 		goto end;
 	avail = (size_t)r;
@@ -292,7 +308,7 @@ static void *producer(void *arg)
 		if (a->stop)
 			break;
 		if (avail == 0 && !eof) {
-			if ((r = refill(a, in, 1)) < 0)
+			if ((r = refill(a, in, IN_SIZE, 1)) < 0)
 				break;
 			next = in;
 			avail = (size_t)r;
@@ -301,7 +317,7 @@ static void *producer(void *arg)
 		}
 		if (avail == 0 && eof) {
 			if (in_member)
-				fail(a, "%s: %s", "unexpected end of gzip data (truncated archive?)");
+				fail_damaged(a, cur, member_in, "truncated gzip member");
 			break;
 		}
 		if (!(cur = room(a, cur)))
@@ -316,6 +332,24 @@ static void *producer(void *arg)
 			continue;
 		}
 		if (!in_member) {
+			if (avail == 1 && !eof) { /* the magic needs two bytes */
+				in[0] = *next;
+				if ((r = refill(a, in + 1, IN_SIZE - 1, 1)) < 0)
+					break;
+				next = in;
+				avail = 1 + (size_t)r;
+				inpos += (uint64_t)r;
+				eof = r == 0;
+			}
+			member_in = inpos - avail;
+			if (avail < 2 && next[0] == 0x1f) {
+				fail_damaged(a, cur, member_in, "truncated gzip member");
+				break;
+			}
+			if (avail < 2 || next[0] != 0x1f || next[1] != 0x8b) {
+				fail_damaged(a, cur, member_in, members ? "garbage after the last gzip member" : "not gzip data");
+				break;
+			}
 			struct point p = {.out = out, .in = inpos - avail, .start = 1};
 			if (out && inflateReset(&z) != Z_OK) {
 				fail(a, "%s: %s", "zlib reset failed");
@@ -341,15 +375,15 @@ static void *producer(void *arg)
 		avail = z.avail_in;
 		if (rc == Z_STREAM_END) {
 			in_member = 0;
+			members++;
 			continue;
 		}
 		if (rc == Z_BUF_ERROR && avail == 0)
 			continue;
 		if (rc != Z_OK) {
-			char m[300];
-			snprintf(m, sizeof m, "gzip data error near compressed byte %llu: %s",
-			         (unsigned long long)(inpos - avail), z.msg ? z.msg : "corrupt data");
-			fail(a, "%s: %s", m);
+			char m[200];
+			snprintf(m, sizeof m, "corrupt gzip member: %s", z.msg ? z.msg : "data error");
+			fail_damaged(a, cur, member_in, m);
 			break;
 		}
 		if ((z.data_type & 128) && !(z.data_type & 64) && out - last_pt >= AR_SPAN) {
@@ -415,8 +449,10 @@ int ar_scan(struct ar_file *a, ar_line_fn fn, void *ctx, char *errbuf)
 	pthread_join(th, NULL);
 	if (ret)
 		return ret;
-	if (a->failed)
-		return errf(errbuf, "%s", a->err);
+	if (a->failed) {
+		errf(errbuf, "%s", a->err);
+		return a->damaged ? AR_DAMAGED : -1;
+	}
 	return 0;
 }
 

@@ -339,6 +339,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	if (strcmp(role, "reference") == 0)
 		backend = "c";
 	int rc = -1;
+	const char *transient = NULL; /* set when a failure is the machine's (below) */
 	char root[PATH_MAX - 256], dir[PATH_MAX - 128], tmp[PATH_MAX - 128], p[PATH_MAX];
 	char *wtext = NULL;
 	size_t wlen = 0;
@@ -439,6 +440,23 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			 "Debian's ROCm 5.2 hipcc builds gfx90a and gfx940, not gfx942; use --hip-arch gfx940 or a newer ROCm",
 			 argv[0], argv[1] + strlen("--offload-arch="), ident);
 	}
+	/* A failure that is this machine's, not the source's — the compiler
+	 * killed (by the deadline, the OOM killer, a person), a full disk, an
+	 * interrupted call — is passed on but never cached: the same source
+	 * compiles on the next try.  The rlimits above are deterministic, so
+	 * what they stop (out of memory under COMPILE_MEM_MB) is cached. */
+	if (!ok && !why[0]) {
+		static const char *const env_errors[] = {"No space left on device", "Disk quota exceeded",
+							 "Interrupted system call", "Resource temporarily unavailable",
+							 "Input/output error", NULL};
+		if (r.timed_out)
+			transient = "the compiler ran past its deadline";
+		else if (r.signaled)
+			transient = "the compiler was killed by a signal";
+		for (int k = 0; !transient && r.out && env_errors[k]; k++)
+			if (strstr(r.out, env_errors[k]))
+				transient = env_errors[k];
+	}
 	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
 			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
 	json_object_set_new(st, "sandbox", json_string(sbx_name(o->sbx)));
@@ -447,8 +465,14 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	else if (!ok) {
 		char d[128];
 		proc_describe(&r, d, sizeof d);
-		json_object_set_new(st, "message", json_sprintf("%s %s", argv[0], d));
+		if (transient)
+			json_object_set_new(st, "message", json_sprintf("%s %s: %s, a failure of this machine, not of the source "
+									"(not cached: it compiles again next time)", argv[0], d, transient));
+		else
+			json_object_set_new(st, "message", json_sprintf("%s %s", argv[0], d));
 	}
+	if (transient)
+		json_object_set_new(st, "transient", json_true());
 	rec_set_log(st, "log", r.out, r.out_len);
 	json_t *res = strcmp(backend, "cuda") == 0 ? compile_parse_ptxas(r.out)
 		      : strcmp(backend, "hip") == 0 ? compile_parse_amdgpu(r.out) : NULL;
@@ -463,6 +487,18 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			goto done;
 		}
 		json_object_set_new(st, "artifact_sha256", json_string(hex));
+	}
+	if (transient) { /* handed on, never stored: the build directory goes */
+		out->ok = 0;
+		out->stage = st;
+		json_object_set_new(st, "artifact", json_string(""));
+		if (o->warn) {
+			char m[600];
+			snprintf(m, sizeof m, "compile: %s (key %s): not cached", transient, key);
+			o->warn(o->warn_ctx, m);
+		}
+		rc = 0;
+		goto done;
 	}
 	snprintf(p, sizeof p, "%s/result.json", tmp);
 	if (cache_seal(st, key) < 0 || json_dump_file(st, p, JSON_COMPACT) != 0) {
@@ -489,7 +525,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	json_object_set_new(st, "artifact", json_string(ok ? out->so : ""));
 	rc = 0;
 done:
-	if (rc < 0 && tmp[0] && strncmp(tmp, root, strlen(root)) == 0)
+	if ((rc < 0 || transient) && tmp[0] && strncmp(tmp, root, strlen(root)) == 0)
 		rm_rf(tmp);
 	json_decref(flags);
 	free(wtext);

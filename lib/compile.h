@@ -4,7 +4,9 @@
  * run as a limited child process, with a content-addressed cache: the key is
  * SHA-256 of compiler identity, flags, host CPU (for -march=native), the
  * generated wrapper and the source, so the same source is never compiled
- * twice — failures are cached too, since they are just as deterministic.
+ * twice — failures are cached too, since they are just as deterministic,
+ * except those of the machine (a full disk, a killed compiler: the stage's
+ * "transient"), which are handed on and never stored.
  * An entry is used only while it matches the hashes recorded when it was
  * stored (compile.c says how); one that does not is rebuilt.
  *

@@ -25,6 +25,14 @@ struct dev_cmp {
 	int got_varies, want_varies; /* not every element equals the first */
 };
 
+/* The device's state at one moment (struct dev_ops.state): what can move a
+ * kernel's time between runs without any change to the kernel.  A field the
+ * device cannot tell is NaN; limits is NVML's clock-event-reason mask. */
+struct dev_state {
+	double sm_mhz, mem_mhz, temp_c, power_w;
+	uint64_t limits;
+};
+
 struct dev_ops {
 	const char *name;
 	/* -1: the device failed; -2: there is no such device here (the result
@@ -44,6 +52,9 @@ struct dev_ops {
 	/* Measured peak rates {"copy_gbps", "sgemm_gflops", ...} for % of peak
 	 * (new reference; may be NULL). */
 	json_t *(*peak)(void);
+
+	/* The device's state now (may be NULL; -1 when it cannot be read). */
+	int (*state)(struct dev_state *s);
 
 	/* --- the judge's side of the shared arena and the batch loop --- */
 	/* n bytes a child can map: host, the memfd `fd` grown to n and mapped;

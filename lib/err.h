@@ -18,6 +18,7 @@ enum ksci_exit {
 	KSCI_EXIT_INPUT = 1,   /* some input was bad: reported, passed on marked, or (non-JSON) skipped */
 	KSCI_EXIT_USAGE = 2,   /* bad command line; nothing was read */
 	KSCI_EXIT_FATAL = 3,   /* could not go on: output not writable, out of memory, input unreadable */
+	KSCI_EXIT_DAMAGED = 4, /* an archive is torn or truncated: reported with its byte offset, nothing read past it */
 };
 
 /* Size of the message buffers lib functions fill on error. */

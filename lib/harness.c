@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,9 @@ struct arrays {
 };
 
 enum { K_CAND, K_BASE, K_SEED, K_CAL, NKIDS };
+#define KID_REPLICAS 16
+/* The process of role w in use now. */
+#define KID(J, w) (&(J)->kid[w][(J)->cur[w]])
 static const char *const kid_role[NKIDS] = {"candidate", "baseline", "seed", "calibration"};
 
 /* Where call i's arrays live: arg a at set * i + off[a] in the arena. */
@@ -100,7 +104,13 @@ struct job {
 	double max_abs, max_rel;
 	int checks;
 	/* the children and what they share */
-	struct kid kid[NKIDS];
+	/* Each timed role runs in nrep processes, used in turn round by round:
+	 * a process carries an offset of its own (its context, its mappings;
+	 * 0.45 % sd between two identical kernels on an H100, docs/gpu.md), which
+	 * more batches in the same processes do not shrink and more processes
+	 * average out.  cur: the one in use. */
+	struct kid kid[NKIDS][KID_REPLICAS];
+	int nrep[NKIDS], cur[NKIDS];
 	int have[NKIDS];
 	struct kid_opts ko;
 	unsigned char *arena;
@@ -310,7 +320,7 @@ static void layout_of(const struct task *t, const struct arrays *A, struct layou
 static int kid_failed(struct job *J, int who, int rc, const char *msg)
 {
 	char tail[300], m[ERRBUF + 400];
-	kid_log_tail(&J->kid[who], tail, sizeof tail);
+	kid_log_tail(KID(J, who), tail, sizeof tail);
 	if (rc == -2)
 		snprintf(m, sizeof m, "%s timed out%s%s", kid_role[who], tail[0] ? "; last: " : "", tail);
 	else if (rc == -3)
@@ -337,14 +347,18 @@ static int arena_ensure(struct job *J, size_t bytes, char *e)
 	for (int w = 0; w < NKIDS; w++) {
 		if (!J->have[w])
 			continue;
-		struct jctl *c = J->kid[w].c;
-		c->arena_bytes = bytes;
-		memcpy(c->handle, handle, sizeof handle);
-		double wall;
-		char m[ERRBUF];
-		int rc = kid_request(&J->kid[w], JOP_MAP, J->spin_s, J->deadline, &wall, m);
-		if (rc < 0)
-			return kid_failed(J, w, rc, m);
+		for (int r = 0; r < J->nrep[w]; r++) {
+			struct jctl *c = J->kid[w][r].c;
+			c->arena_bytes = bytes;
+			memcpy(c->handle, handle, sizeof handle);
+			double wall;
+			char m[ERRBUF];
+			int rc = kid_request(&J->kid[w][r], JOP_MAP, J->spin_s, J->deadline, &wall, m);
+			if (rc < 0) {
+				J->cur[w] = r;
+				return kid_failed(J, w, rc, m);
+			}
+		}
 	}
 	if (old)
 		J->d->unshare(old, oldn);
@@ -355,7 +369,7 @@ static int arena_ensure(struct job *J, size_t bytes, char *e)
 static int run_batch(struct job *J, int who, uint32_t op, uint32_t n, const struct layout *L, const struct arrays *A,
 		     double *wall)
 {
-	struct jctl *c = J->kid[who].c;
+	struct jctl *c = KID(J, who)->c;
 	c->nargs = (uint32_t)J->t->nargs;
 	c->ncalls = n;
 	c->stride = L->set;
@@ -365,7 +379,7 @@ static int run_batch(struct job *J, int who, uint32_t op, uint32_t n, const stru
 		memcpy(c->arg[i].raw, A->scalar[i].raw, 8);
 	}
 	char m[ERRBUF];
-	int rc = kid_request(&J->kid[who], op, J->spin_s, J->deadline, wall, m);
+	int rc = kid_request(KID(J, who), op, J->spin_s, J->deadline, wall, m);
 	return rc < 0 ? kid_failed(J, who, rc, m) : 0;
 }
 
@@ -612,6 +626,101 @@ struct who {
 	size_t n, nx, busy; /* busy: batches after which the GPU was still busy */
 };
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *x, size_t n)
+{
+	qsort(x, n, sizeof *x, cmp_double);
+	return n ? (n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2) : 0;
+}
+
+/* The device's state after each timed batch (struct dev_state), summed up
+ * per size in the result's "device_state": whether clocks, temperature or a
+ * power or thermal limit moved while the roles were timed. */
+struct states {
+	struct dev_state *v;
+	size_t n, cap;
+};
+
+static void states_add(struct states *S, const struct dev_ops *d)
+{
+	struct dev_state st;
+	if (!d->state || d->state(&st) < 0)
+		return;
+	if (S->n == S->cap) {
+		size_t cap = S->cap ? 2 * S->cap : 64;
+		struct dev_state *p = realloc(S->v, cap * sizeof *p);
+		if (!p)
+			return;
+		S->v = p, S->cap = cap;
+	}
+	S->v[S->n++] = st;
+}
+
+static void states_free(struct states *S)
+{
+	free(S->v);
+	*S = (struct states){0};
+}
+
+/* {"min", "median", "max"} of the finite values of one field (at byte
+ * offset off in struct dev_state) over the readings, or NULL. */
+static json_t *range_of(const struct states *S, size_t off)
+{
+	double *v = malloc((S->n ? S->n : 1) * sizeof *v);
+	size_t m = 0;
+	for (size_t i = 0; v && i < S->n; i++) {
+		double x;
+		memcpy(&x, (const char *)&S->v[i] + off, sizeof x);
+		if (isfinite(x))
+			v[m++] = x;
+	}
+	json_t *r = NULL;
+	if (m) {
+		double med = median_of(v, m); /* sorts v */
+		r = json_pack("{s:f, s:f, s:f}", "min", v[0], "median", med, "max", v[m - 1]);
+	}
+	free(v);
+	return r;
+}
+
+/* NVML's clock-event reasons (nvml.h, nvmlClocksEventReason*), by bit; the
+ * GPU being idle between batches is not a limit and is left out. */
+static const char *const limit_names[] = {NULL, "applications_clocks_setting", "sw_power_cap", "hw_slowdown",
+					  "sync_boost", "sw_thermal_slowdown", "hw_thermal_slowdown",
+					  "hw_power_brake_slowdown", "display_clock_setting"};
+
+static json_t *states_json(const struct states *S)
+{
+	if (!S->n)
+		return NULL;
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {{"sm_mhz", offsetof(struct dev_state, sm_mhz)},
+		      {"mem_mhz", offsetof(struct dev_state, mem_mhz)},
+		      {"temp_c", offsetof(struct dev_state, temp_c)},
+		      {"power_w", offsetof(struct dev_state, power_w)}};
+	json_t *o = json_object(), *r;
+	for (size_t k = 0; k < sizeof fields / sizeof *fields; k++)
+		if ((r = range_of(S, fields[k].off)))
+			json_object_set_new(o, fields[k].name, r);
+	uint64_t limits = 0;
+	for (size_t i = 0; i < S->n; i++)
+		limits |= S->v[i].limits;
+	json_t *l = json_array();
+	for (size_t b = 1; b < sizeof limit_names / sizeof *limit_names; b++)
+		if (limits & (1ULL << b))
+			json_array_append_new(l, json_string(limit_names[b]));
+	json_object_set_new(o, "limits", l);
+	json_object_set_new(o, "samples", json_integer((json_int_t)S->n));
+	return o;
+}
+
 static json_t *summary(const struct who *w, struct stats *st, uint32_t calls)
 {
 	stats_summarize(w->s, w->n, st);
@@ -805,17 +914,6 @@ out:
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *x, size_t n)
-{
-	qsort(x, n, sizeof *x, cmp_double);
-	return n ? (n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2) : 0;
-}
 
 #define CAL_BATCHES 11
 
@@ -836,7 +934,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		return NULL;
 	struct layout L;
 	layout_of(t, &A, &L);
-	json_t *res = NULL;
+	json_t *res = NULL, *ds;
+	struct states S = {0};
 	void **priv = calloc((size_t)t->nargs, sizeof *priv);
 	uint64_t *seeds = NULL;
 	uint32_t nmax = (uint32_t)(arena_mb * 1048576.0 / (double)L.set);
@@ -931,12 +1030,20 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	double ovh = median_of(cal, CAL_BATCHES), idle_probe = median_of(idle, CAL_BATCHES);
 	double busy_at = gpu ? fmax(1e-3, 20 * idle_probe) : INFINITY;
 	progress("batches of %u calls; the exchange costs %.1f us; timing", n, ovh * 1e6);
-	/* Warm-up at the batch size: two batches of each role, and at least 0.1 s,
-	 * so the clocks have left whatever state an idle GPU was in. */
-	for (double w0 = proc_now(), r = 0; r < 2 || proc_now() - w0 < 0.1; r++)
-		for (int k = 0; k < nw; k++)
-			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, W[k].kid, JOP_RUN, n, &L, &A, &wall) < 0)
-				goto out;
+	/* Warm-up at the batch size: two batches of each role in each of its
+	 * processes, and at least 0.1 s, so the clocks have left whatever state
+	 * an idle GPU was in. */
+	int reps = 1;
+	for (int k = 0; k < nw; k++)
+		reps = J->nrep[W[k].kid] > reps ? J->nrep[W[k].kid] : reps;
+	for (int q = 0; q < reps; q++) /* every process of every role */
+		for (double w0 = proc_now(), r = 0; r < (q ? 1 : 2) || (q == 0 && proc_now() - w0 < 0.1); r++)
+			for (int k = 0; k < nw; k++) {
+				J->cur[W[k].kid] = q % J->nrep[W[k].kid];
+				if (gen_batch(J, n, &L, &A, seeds, e) < 0 ||
+				    run_batch(J, W[k].kid, JOP_RUN, n, &L, &A, &wall) < 0)
+					goto out;
+			}
 	double t0 = proc_now(), maxprobe = 0;
 	size_t rounds = 0;
 	for (;; rounds++) {
@@ -947,12 +1054,14 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		for (int k = 0; k < nw; k++) {
 			int pos = nw == 3 ? perm3[rounds % 6][k] : nw == 2 ? (int)((rounds + (size_t)k) % 2) : 0;
 			struct who *w = &W[pos];
+			J->cur[w->kid] = (int)(rounds % (size_t)J->nrep[w->kid]);
 			uint32_t chk = (uint32_t)rng_below(&J->rng, n);
 			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, w->kid, JOP_RUN, n, &L, &A, &wall) < 0)
 				goto out;
-			double ev = J->kid[w->kid].c->event_s, probe = 0;
+			double ev = KID(J, w->kid)->c->event_s, probe = 0;
 			if (gpu && J->d->probe(&probe, e) < 0)
 				goto out;
+			states_add(&S, J->d);
 			maxprobe = probe > maxprobe ? probe : maxprobe;
 			if (probe > busy_at)
 				w->busy++;
@@ -1062,7 +1171,10 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (W[k].nx)
 			json_object_set_new(json_object_get(res, W[k].name), "xcheck_excess_us", json_real(excess[k] * 1e6));
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
+	if ((ds = states_json(&S)))
+		json_object_set_new(res, "device_state", ds);
 out:
+	states_free(&S);
 	for (int k = 0; k < nw; k++) {
 		free(W[k].s);
 		free(W[k].x);
@@ -1166,21 +1278,27 @@ static json_t *time_all(struct job *J, char *e)
 	return r;
 }
 
-/* Start the children this job needs, all at once (kids_ready waits for them). */
+/* Start the children this job needs, all at once (kids_ready waits for
+ * them): in time mode each timed role "processes" times (struct job). */
 static json_t *spawn_kids(struct job *J, int timing, char *e)
 {
 	const char *lib[NKIDS] = {json_string_value(json_object_get(J->j, "candidate")),
 				  timing ? json_string_value(json_object_get(J->j, "baseline")) : NULL,
 				  timing ? json_string_value(json_object_get(J->j, "seed")) : NULL, NULL};
 	int want[NKIDS] = {1, lib[K_BASE] != NULL, lib[K_SEED] != NULL, timing};
+	int procs = timing ? (int)jnum(J->j, "processes", J->d->probe ? 4 : 1) : 1;
+	procs = procs < 1 ? 1 : procs > KID_REPLICAS ? KID_REPLICAS : procs;
 	for (int w = 0; w < NKIDS; w++) {
 		if (!want[w])
 			continue;
 		struct kid_opts ko = J->ko;
 		ko.lib = lib[w];
-		if (kid_spawn(&J->kid[w], kid_role[w], &ko, e) < 0)
-			return fault(ST_CRASHED, e);
 		J->have[w] = 1;
+		for (int r = 0; r < (w == K_CAL ? 1 : procs); r++) {
+			J->nrep[w] = r + 1; /* kid_end releases even a half-started one */
+			if (kid_spawn(&J->kid[w][r], kid_role[w], &ko, e) < 0)
+				return fault(ST_CRASHED, e);
+		}
 	}
 	return NULL;
 }
@@ -1188,25 +1306,28 @@ static json_t *spawn_kids(struct job *J, int timing, char *e)
 static json_t *kids_ready(struct job *J, char *e)
 {
 	for (int w = 0; w < NKIDS; w++)
-		if (J->have[w] && kid_ready(&J->kid[w], J->deadline, e) < 0) {
-			J->have[w] = 0;
-			return fault(ST_CRASHED, e);
-		}
-	progress("children ready");
+		for (int r = 0; J->have[w] && r < J->nrep[w]; r++)
+			if (kid_ready(&J->kid[w][r], J->deadline, e) < 0) {
+				J->have[w] = 0;
+				return fault(ST_CRASHED, e);
+			}
+	progress("children ready (%d process%s per timed role)", J->nrep[K_CAND], J->nrep[K_CAND] > 1 ? "es" : "");
 	return NULL;
 }
 
 /* The children's own output, last bytes of each, into the judge's log. */
 static void kids_log(struct job *J)
 {
-	for (int w = 0; w < NKIDS; w++) {
-		if (!J->kid[w].c)
-			continue;
-		char tail[2048];
-		kid_log_text(&J->kid[w], tail, sizeof tail);
-		if (tail[0])
-			fprintf(stderr, "kharness: %s's output (last %zu bytes):\n%s\n", kid_role[w], strlen(tail), tail);
-	}
+	for (int w = 0; w < NKIDS; w++)
+		for (int r = 0; r < J->nrep[w]; r++) {
+			if (!J->kid[w][r].c)
+				continue;
+			char tail[2048], who[48];
+			kid_log_text(&J->kid[w][r], tail, sizeof tail);
+			snprintf(who, sizeof who, J->nrep[w] > 1 ? "%s (process %d)" : "%s", kid_role[w], r + 1);
+			if (tail[0])
+				fprintf(stderr, "kharness: %s's output (last %zu bytes):\n%s\n", who, strlen(tail), tail);
+		}
 }
 
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *e)
@@ -1268,7 +1389,8 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 		r = timing ? time_all(&J, e) : verify(&J, e);
 	kids_log(&J);
 	for (int w = 0; w < NKIDS; w++)
-		kid_end(&J.kid[w]);
+		for (int q = 0; q < J.nrep[w]; q++)
+			kid_end(&J.kid[w][q]);
 	if (J.arena)
 		d->unshare(J.arena, J.arena_bytes);
 	close(J.ko.arena_fd);

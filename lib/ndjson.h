@@ -1,11 +1,15 @@
 /*
  * ndjson: reading and writing newline-delimited JSON records.
  *
- * A reader reads plain or gzip input (zlib detects which; concatenated gzip
- * members, as made by appending generations, read as one stream) and hands
- * out one parsed line at a time with its line number, so tools can say
- * "line 12: not JSON".  Records returned by nd_next are new references the
- * caller owns (json_decref).  nd_write never steals the record.
+ * A reader reads plain or gzip input (the first two bytes decide;
+ * concatenated gzip members, as made by appending generations, read as one
+ * stream, lib/gzm.h) and hands out one parsed line at a time with its line
+ * number, so tools can say "line 12: not JSON".  A torn or truncated gzip
+ * archive stops the reader with the message of docs/exit-codes.md ("FILE:
+ * damaged at byte N (...); repair with: karchive repair FILE") and
+ * nd_damaged() says so.  Records returned by nd_next and nd_parse are new
+ * references the caller owns (json_decref).  nd_write never steals the
+ * record.
  */
 #ifndef KSCI_NDJSON_H
 #define KSCI_NDJSON_H
@@ -24,8 +28,20 @@ struct nd_reader *nd_open(const char *path, char *errbuf);
 struct nd_reader *nd_open_at(const char *path, long long offset, char *errbuf);
 /* 1: *rec is a JSON object; 0: end of input; -1: this line is not a JSON
  * object (errbuf says why; the caller reports it, the next call goes on);
- * -2: read error (errbuf), stop. Blank lines are skipped silently. */
+ * -2: read error or a damaged archive (errbuf; nd_damaged tells which),
+ * stop. Blank lines are skipped silently. */
 int nd_next(struct nd_reader *r, json_t **rec, char *errbuf);
+/* 1 when the last -2 of nd_next was a damaged archive (exit code 4). */
+int nd_damaged(const struct nd_reader *r);
+/* One line (n bytes, no newline) as one JSON object, the rule every reader
+ * and karchive append share: no NUL byte, valid UTF-8, one JSON object and
+ * nothing after it.  An integer beyond 64 bits is read as a real (JSON has
+ * no such limit; jansson's integers do).  NULL + why ("not JSON: ... (column
+ * N)", "not a JSON object", "contains a NUL byte"; invalid UTF-8 is "not
+ * JSON: unable to decode byte ...") when the line is bad. */
+json_t *nd_parse(const char *s, size_t n, char *why);
+/* The damage message of docs/exit-codes.md, without the program's name. */
+int nd_damage_msg(char *errbuf, const char *name, unsigned long long at, const char *reason);
 /* Raw text of the last line returned by nd_next (valid until the next call). */
 const char *nd_text(const struct nd_reader *r, size_t *len);
 long nd_line(const struct nd_reader *r);

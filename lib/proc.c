@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -73,9 +74,15 @@ static void set_limit(int res, rlim_t v)
 }
 
 static _Noreturn void child(char *const argv[], const char *cwd, int in, int out, int err,
-			    const struct proc_limits *lim)
+			    const struct proc_limits *lim, pid_t parent)
 {
 	setpgid(0, 0);
+	/* The caller enforces the deadline; if it dies (kill -9 of kverify),
+	 * nobody would: the child dies with it.  Checked after the call, in
+	 * case the caller died before it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	if (lim->no_network)
 		(void)unshare(CLONE_NEWNET); /* needs privilege; where refused we go on without */
 	dup2(in, 0);
@@ -115,13 +122,14 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 		goto fail;
 	}
 	double t0 = proc_now();
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		errf(errbuf, "cannot fork for %s: %s", argv[0], strerror(errno));
 		goto fail;
 	}
 	if (pid == 0)
-		child(argv, cwd, pin[0], pout[1], perr[1], lim);
+		child(argv, cwd, pin[0], pout[1], perr[1], lim, self);
 	setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	close(pin[0]), close(pout[1]), close(perr[1]);
 	pin[0] = pout[1] = perr[1] = -1;

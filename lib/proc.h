@@ -3,7 +3,8 @@
  * runs compilers and untrusted kernel code.
  *
  * The child gets its own process group (so everything it forks is killed
- * with it), stdin from the given bytes, resource limits (CPU seconds, address
+ * with it), dies with its caller (SIGKILL on the caller's death: nobody else
+ * would enforce the deadline), stdin from the given bytes, resource limits (CPU seconds, address
  * space, file size, no core dumps) and a wall-clock deadline after which the
  * whole group is killed with SIGKILL.  stdout and stderr are captured up to a
  * bound each; beyond it output is read and discarded (the counts say how

@@ -92,7 +92,7 @@ static int run_one(struct tool *t, const char *path, tool_fn fn, void *ctx)
 			break;
 		if (rc == -2) {
 			warnx_("%s", e);
-			t->status = KSCI_EXIT_FATAL;
+			t->status = nd_damaged(r) ? KSCI_EXIT_DAMAGED : KSCI_EXIT_FATAL;
 			break;
 		}
 		if (rc == -1) {
@@ -111,7 +111,7 @@ static int run_one(struct tool *t, const char *path, tool_fn fn, void *ctx)
 	}
 	nd_close(r);
 	t->input = NULL;
-	return t->status == KSCI_EXIT_FATAL ? -1 : 0;
+	return t->status >= KSCI_EXIT_FATAL ? -1 : 0;
 }
 
 int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx)

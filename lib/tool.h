@@ -5,7 +5,8 @@
  * on each, and keeps the exit status of the contract in err.h: a line that is
  * not JSON is reported with its line number and skipped (exit 1); a record
  * the function marks bad is still written (exit 1); a write error stops
- * everything (exit 3).  The function owns nothing: it emits (possibly
+ * everything (exit 3), and so does a damaged gzip input (exit 4, with the
+ * message of docs/exit-codes.md: lib/ndjson.h).  The function owns nothing: it emits (possibly
  * several) records through tool_emit and the loop frees the input record.
  *
  * The ends of a tool are here too, so every tool ends the same way (jq's

@@ -14,7 +14,8 @@ usage: archive-append.sh ARCHIVE [FILE ...]
   as one gzip member when ARCHIVE ends in .gz, else as plain NDJSON lines.
   -h, --help   this text
 Exit status: 0 appended (or nothing to append); 1 the input is not whole JSON object
-lines (nothing appended); 2 usage; 3 the archive could not be written.
+lines (nothing appended); 2 usage; 3 the archive could not be written; 4 the archive is
+damaged or, named .gz, holds plain lines (karchive append refuses it; nothing appended).
 USAGE
 }
 
@@ -25,6 +26,10 @@ case ${1:-} in
 esac
 archive=$1
 shift
+# karchive from $KSCIBIN, else the build next to this script, else PATH.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${KSCIBIN:-}" ] && [ -x "$here/../build/bin/karchive" ]; then KSCIBIN=$here/../build/bin; fi
+[ -n "${KSCIBIN:-}" ] && PATH="$KSCIBIN:$PATH"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/archive-append.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cat -- "$@" >"$tmp/in" || { echo "archive-append.sh: cannot read input" >&2; exit 3; }
@@ -44,12 +49,26 @@ if [ "$(wc -l <"$tmp/in")" != "$n" ]; then
 	echo "archive-append.sh: some lines do not hold exactly one record; nothing appended" >&2
 	exit 1
 fi
+mkdir -p "$(dirname "$archive")"
 case $archive in
-*.gz) gzip -c "$tmp/in" >"$tmp/out" ;;
+*.gz)
+	# karchive append (docs/tools/karchive.md): the stricter line check (NUL,
+	# invalid UTF-8, what jansson reads back), one member in one write under
+	# ARCHIVE.lock, fsynced, cut back on failure, a torn archive refused.
+	rc=0
+	karchive append "$archive" <"$tmp/in" || rc=$?
+	case $rc in
+	0) exit 0 ;;
+	1) echo "archive-append.sh: nothing appended (karchive append: bad lines, see above)" >&2; exit 1 ;;
+	4) exit 4 ;;
+	*) echo "archive-append.sh: cannot append to $archive (karchive append exit $rc); archive unchanged" >&2; exit 3 ;;
+	esac
+	;;
 *) mv "$tmp/in" "$tmp/out" ;;
 esac
-mkdir -p "$(dirname "$archive")"
+# A write that fails (disk full) is cut off again: every member stays whole.
 (
 	flock 9
-	cat "$tmp/out" >>"$archive"
-) 9>>"$archive.lock" || { echo "archive-append.sh: cannot append to $archive" >&2; exit 3; }
+	size=$(stat -c %s "$archive" 2>/dev/null || echo 0)
+	cat "$tmp/out" >>"$archive" || { truncate -s "$size" "$archive"; exit 1; }
+) 9>>"$archive.lock" || { echo "archive-append.sh: cannot append to $archive (disk full?); archive unchanged" >&2; exit 3; }

@@ -14,6 +14,11 @@
 # options: a finished generation is in the archive; the unfinished one's
 # candidates are not generated again, and its joblog (parallel --resume-failed)
 # skips every job that finished.
+#
+# As evolve.sh: the options are checked by a dry run of kselect and kgen
+# (exit 2), the run lock ARCHIVE.run.lock is held for the whole run (exit 5),
+# a damaged archive is refused (exit 4), and the provider failure policy is
+# applied to each generation's candidates before they are spread (exit 6).
 set -euo pipefail
 
 usage() {
@@ -23,7 +28,7 @@ usage: evolve-parallel.sh [options]
   --task NAME, --backend B, --generations G, --population P, --archive FILE,
   --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC,
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
-  --ktime-opt OPT, -q/--quiet  (see evolve.sh --help)
+  --ktime-opt OPT, --max-provider-failures K, -q/--quiet  (see evolve.sh --help)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
   --chunk N            candidates per job (default: 1)
@@ -40,8 +45,10 @@ usage: evolve-parallel.sh [options]
   -h, --help           this text
 Environment: as evolve.sh (KSCI_TASKS, KSCI_CACHE, KSCIBIN).
 Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
-2 usage; 3 a tool failed fatally, no parent could be selected, or some jobs failed
-after their retries (re-run the same command to continue).
+2 usage (nothing run); 3 a tool failed fatally, no parent could be selected, the archive
+could not be read or written, or some jobs failed after their retries (re-run the same
+command to continue); 4 the archive is damaged (nothing run); 5 another run holds the
+archive; 6 stopped by the provider failure policy.
 USAGE
 }
 
@@ -67,21 +74,27 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed"
+evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed" "$max_pf"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$work" ] || work=$archive.work
 [ -n "$budget" ] && spread_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
 
-evolve_find_tools evolve-parallel.sh kselect kgen jq gzip parallel
+evolve_find_tools evolve-parallel.sh kselect kgen jq gzip parallel flock
+evolve_dry_run kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+	--seed "$seed" "${sel_opts[@]}" /dev/null
+evolve_dry_run kgen --provider "$generator" --seed "$seed" "${gen_opts[@]}"
 
-mkdir -p "$(dirname "$archive")" "$work"
+evolve_run_lock
+# archive-append.sh appends gzip members to a .gz archive, plain lines to any other.
+case $archive in *.gz) evolve_check_archive 1 ;; *) evolve_check_archive 0 ;; esac
+mkdir -p "$work"
 [ -e "$archive" ] || : >"$archive"
 
 
 status=0
 while :; do
-	last=$(last_generation)
+	last=$(last_generation) || exit
 	# Work left by a generation that was appended but not cleaned up.
 	for d in "$work/$task-$backend-g"*; do
 		[ -d "$d" ] || continue
@@ -95,10 +108,12 @@ while :; do
 	mkdir -p "$gdir"
 	if [ ! -e "$gdir/candidates.ndjson" ]; then
 		set +e
+		# The tools and jobs do not get the run lock (fd 8): it ends with this
+		# script, not with the last job or progress loop that outlives it.
 		kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
-			--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
+			--seed "$((seed + g))" "${sel_opts[@]}" "$archive" 8>&- |
 			kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" \
-				>"$gdir/candidates.tmp"
+				>"$gdir/candidates.tmp" 8>&-
 		rcs=("${PIPESTATUS[@]}")
 		set -e
 		worst=0
@@ -108,12 +123,13 @@ while :; do
 			rm -f "$gdir/candidates.tmp"
 			exit 3
 		fi
+		evolve_provider_policy "$gdir/candidates.tmp" "$g" || { rm -f "$gdir/candidates.tmp"; exit 6; }
 		echo "$worst" >"$gdir/model.rc"
 		mv "$gdir/candidates.tmp" "$gdir/candidates.ndjson"
 	fi
 	[ "$(cat "$gdir/model.rc" 2>/dev/null)" = 1 ] && status=1
 	set +e
-	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "$gdir/candidates.ndjson"
+	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "$gdir/candidates.ndjson" 8>&-
 	rc=$?
 	set -e
 	case $rc in
@@ -122,9 +138,9 @@ while :; do
 	2) exit 2 ;;
 	*) echo "evolve-parallel.sh: generation $g incomplete; archive unchanged; re-run to continue" >&2; exit 3 ;;
 	esac
-	"$here/archive-append.sh" "$archive" "$gdir/results.ndjson" || exit 3
+	"$here/archive-append.sh" "$archive" "$gdir/results.ndjson" 8>&- || exit 3
 	[ "$keep" = 1 ] || rm -rf "$gdir"
-	[ "$quiet" = 1 ] || summary "$g"
+	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done
 rmdir "$work" 2>/dev/null || true
 exit "$status"

@@ -6,6 +6,13 @@
 # whose records are appended, as one gzip member, to the archive once the
 # generation is complete. The archive is the only state: re-running with the
 # same archive continues after its last complete generation.
+#
+# Before anything runs: the options are checked by a dry run of the tools
+# (exit 2), the run lock ARCHIVE.run.lock is taken for the whole run (exit 5
+# when another run holds it), and an archive the tools cannot read to its end
+# is refused (exit 4). A generation whose records show an authentication or
+# quota failure, or --max-provider-failures consecutive provider failures, is
+# not archived and the run stops (exit 6). Codes: docs/exit-codes.md.
 set -euo pipefail
 
 usage() {
@@ -24,12 +31,17 @@ usage: evolve.sh [options]
   --budget SEC         ktime budget per benchmark size (default: ktime's)
   --kselect-opt OPT    extra option for kselect (repeatable); likewise
   --kgen-opt, --kcompile-opt, --kverify-opt, --ktime-opt
+  --max-provider-failures K
+                       stop after K consecutive provider failures (default: 3; 0: never);
+                       an authentication or quota failure stops at once
   -q, --quiet          no per-generation summary
   -h, --help           this text
 Environment: KSCI_TASKS (tasks root), KSCI_CACHE (compile cache), KSCIBIN
 (directory of the ksci tools; default: next to this script's ../build/bin, then PATH).
 Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
-2 usage; 3 a tool failed fatally or no parent could be selected.
+2 usage (nothing run); 3 a tool failed fatally, no parent could be selected, or the
+archive could not be read or written; 4 the archive is damaged (nothing run); 5 another
+run holds the archive; 6 stopped by the provider failure policy.
 USAGE
 }
 
@@ -51,32 +63,40 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-evolve_check_numbers evolve.sh "$gens" "$pop" "$seed"
+evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
 
-evolve_find_tools evolve.sh kselect kgen kcompile kverify ktime jq gzip
+evolve_find_tools evolve.sh kselect kgen kcompile kverify ktime karchive jq gzip flock
+evolve_dry_run kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+	--seed "$seed" "${sel_opts[@]}" /dev/null
+evolve_dry_run kgen --provider "$generator" --seed "$seed" "${gen_opts[@]}"
+evolve_dry_run kcompile "${comp_opts[@]}"
+evolve_dry_run kverify "${ver_opts[@]}"
+evolve_dry_run ktime "${time_opts[@]}"
 
-mkdir -p "$(dirname "$archive")"
+evolve_run_lock
+evolve_check_archive 1
 [ -e "$archive" ] || : >"$archive"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX") || { echo "evolve.sh: cannot make a temporary directory in ${TMPDIR:-/tmp}" >&2; exit 3; }
 trap 'rm -rf "$tmp"' EXIT
 
 
 status=0
 while :; do
-	last=$(last_generation)
+	last=$(last_generation) || exit
 	[ "$last" -ge "$gens" ] && break
 	g=$((last + 1))
 	out="$tmp/gen.ndjson"
 	set +e
+	# The tools do not get the run lock (fd 8): it ends with this script.
 	kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
-		--seed "$((seed + g))" "${sel_opts[@]}" "$archive" |
-		kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" |
-		kcompile "${comp_opts[@]}" |
-		kverify "${ver_opts[@]}" |
-		ktime "${time_opts[@]}" >"$out"
+		--seed "$((seed + g))" "${sel_opts[@]}" "$archive" 8>&- |
+		kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" 8>&- |
+		kcompile "${comp_opts[@]}" 8>&- |
+		kverify "${ver_opts[@]}" 8>&- |
+		ktime "${time_opts[@]}" >"$out" 8>&-
 	rcs=("${PIPESTATUS[@]}")
 	set -e
 	worst=0
@@ -90,13 +110,22 @@ while :; do
 		echo "evolve.sh: generation $g produced no records (exit statuses: ${rcs[*]})" >&2
 		exit 3
 	fi
-	# One gzip member per generation, appended in one write under a lock so
-	# concurrent runs on the same archive never interleave partial members.
-	gzip -c "$out" >"$tmp/gen.gz"
-	(
-		flock 9
-		cat "$tmp/gen.gz" >>"$archive"
-	) 9>>"$archive.lock"
-	[ "$quiet" = 1 ] || summary "$g"
+	evolve_provider_policy "$out" "$g" || exit
+	# One gzip member per generation through karchive append: every line
+	# checked to read back the same (else nothing is appended), the member
+	# written in one go under ARCHIVE.lock and fsynced, a failed write cut
+	# back, a torn archive refused (docs/tools/karchive.md).
+	set +e
+	karchive append "$archive" <"$out" 8>&-
+	arc=$?
+	set -e
+	if [ "$arc" != 0 ]; then
+		keep="$archive.gen-$g.ndjson"
+		cp "$out" "$keep" 2>/dev/null || keep="(could not be kept: $(dirname "$archive") is not writable or full)"
+		echo "evolve.sh: generation $g: cannot append to $archive (karchive append exit $arc, see above); archive unchanged; the generation's records: $keep" >&2
+		[ "$arc" = 4 ] && exit 4
+		exit 3
+	fi
+	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done
 exit "$status"

@@ -19,7 +19,8 @@ usage: report.sh [--out DIR] [--prices FILE] [--peak-gbps N] [--peak-gflops N] [
 Writes DIR/report.txt, DIR/report.html, DIR/speedup.{png,svg},
 DIR/lineage-<task>.{png,svg} and the inputs they were drawn from.
 Without gnuplot or dot the pictures are left out (with a warning).
-Exit status: kreport's (0 ok, 1 some archive lines were bad, 2 usage, 3 fatal).
+Exit status: kreport's (0 ok, 1 some archive lines were bad, 2 usage, 3 fatal,
+4 a damaged archive: repair it with karchive repair).
 USAGE
 }
 

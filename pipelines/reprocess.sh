@@ -25,7 +25,8 @@ usage: reprocess.sh [options] OLD NEW
   --keep-work          keep the work directory after NEW is written
   -h, --help           this text
 Exit status: 0 NEW written; 1 NEW written, but a tool reported bad input; 2 usage;
-3 fatal, or some jobs failed after their retries (re-run the same command to continue).
+3 fatal, or some jobs failed after their retries (re-run the same command to continue);
+4 OLD is damaged (a truncated gzip member); 5 another run holds NEW's run lock (NEW.run.lock).
 USAGE
 }
 
@@ -56,6 +57,14 @@ if [ -z "$old" ] || [ -z "$new" ]; then
 	exit 2
 fi
 [ -r "$old" ] || { echo "reprocess.sh: cannot read $old" >&2; exit 3; }
+# The run lock on NEW (as evolve.sh's on its archive), held until the end:
+# two runs writing one NEW would share its work directory.
+mkdir -p "$(dirname "$new")"
+exec 8>>"$new.run.lock" || { echo "reprocess.sh: cannot open $new.run.lock" >&2; exit 3; }
+if ! flock -n 8; then
+	echo "reprocess.sh: $new is in use by another run (its run lock $new.run.lock is held); nothing run" >&2
+	exit 5
+fi
 if [ -e "$new" ]; then
 	echo "reprocess.sh: $new exists; reprocessing never overwrites an archive" >&2
 	exit 2
@@ -63,15 +72,23 @@ fi
 [ -n "$work" ] || work=$new.work
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-mkdir -p "$work" "$(dirname "$new")"
+mkdir -p "$work" || { echo "reprocess.sh: cannot make $work" >&2; exit 3; }
 # The decompressed archive is the fixed input of the work directory.
 if [ ! -e "$work/old.ndjson" ]; then
-	gzip -dcf "$old" >"$work/old.tmp" || { echo "reprocess.sh: cannot read $old" >&2; exit 3; }
+	if ! gzip -dcf "$old" >"$work/old.tmp"; then
+		rm -f "$work/old.tmp"
+		if [ "$(head -c 2 "$old" | od -An -tx1 | tr -d ' \n')" = 1f8b ] && ! gzip -t "$old" 2>/dev/null; then
+			echo "reprocess.sh: $old: damaged (a truncated or corrupt gzip member); nothing written; repair with: karchive repair $old" >&2
+			exit 4
+		fi
+		echo "reprocess.sh: cannot read $old (or write $work)" >&2
+		exit 3
+	fi
 	mv "$work/old.tmp" "$work/old.ndjson"
 fi
 set +e
 "$here/spread.sh" --work "$work/spread" --out "$work/new.ndjson" --chunk "$chunk" \
-	--stages "$stages" --force "${spread_opts[@]}" "$work/old.ndjson"
+	--stages "$stages" --force "${spread_opts[@]}" "$work/old.ndjson" 8>&-
 rc=$?
 set -e
 case $rc in
@@ -80,7 +97,7 @@ case $rc in
 *) echo "reprocess.sh: incomplete; $old unchanged, $new not written; re-run to continue" >&2; exit 3 ;;
 esac
 case $new in
-*.gz) gzip -c "$work/new.ndjson" >"$work/new.tmp" ;;
+*.gz) gzip -c "$work/new.ndjson" >"$work/new.tmp" || { echo "reprocess.sh: cannot write $work/new.tmp" >&2; exit 3; } ;;
 *) mv "$work/new.ndjson" "$work/new.tmp" ;;
 esac
 mv -n "$work/new.tmp" "$new"

@@ -157,7 +157,7 @@ END {
 	for (i = 1; i <= nb; i++)
 		rest[++n] = body[i]
 	rest[++n] = ""
-	rest[++n] = "Exit status: docs/exit-codes.md (0 ok, 1 bad input, 2 usage, 3 fatal)."
+	rest[++n] = "Exit status: docs/exit-codes.md (0 ok, 1 bad input, 2 usage, 3 fatal, 4 archive damaged)."
 	rest[++n] = "Everything about " tool ": docs/tools/" tool ".md."
 	if (!c) {
 		for (i = 1; i <= nsyn; i++)

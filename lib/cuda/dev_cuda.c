@@ -44,6 +44,12 @@ static struct {
 	unsigned char flushval;
 	json_t *env;
 	struct cudaDeviceProp prop;
+	/* NVML, kept open for state(): NULL when it could not be loaded. */
+	void *nvdev;
+	int (*clk)(void *, int, unsigned *);
+	int (*temp)(void *, int, unsigned *);
+	int (*power)(void *, unsigned *);
+	int (*reasons)(void *, unsigned long long *);
 } G;
 
 #define CK(call, what)                                                                                     \
@@ -54,7 +60,29 @@ static struct {
 				    cudaGetErrorString(ck_));                                              \
 	} while (0)
 
-/* NVML, optional: clocks, driver string, temperature. */
+/* NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 */
+static int c_state(struct dev_state *st)
+{
+	*st = (struct dev_state){NAN, NAN, NAN, NAN, 0};
+	if (!G.nvdev)
+		return -1;
+	unsigned v;
+	unsigned long long r;
+	if (G.clk && G.clk(G.nvdev, 1, &v) == 0)
+		st->sm_mhz = v;
+	if (G.clk && G.clk(G.nvdev, 2, &v) == 0)
+		st->mem_mhz = v;
+	if (G.temp && G.temp(G.nvdev, 0, &v) == 0)
+		st->temp_c = v;
+	if (G.power && G.power(G.nvdev, &v) == 0)
+		st->power_w = v / 1000.0;
+	if (G.reasons && G.reasons(G.nvdev, &r) == 0)
+		st->limits = r;
+	return 0;
+}
+
+/* NVML, optional: clocks, driver string, temperature; its handles stay in G
+ * for c_state(). */
 static void nvml_facts(json_t *env)
 {
 	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -62,17 +90,17 @@ static void nvml_facts(json_t *env)
 		return;
 	int (*init)(void);
 	int (*bybus)(const char *, void **);
-	int (*clk)(void *, int, unsigned *);
 	int (*maxclk)(void *, int, unsigned *);
-	int (*temp)(void *, int, unsigned *);
-	int (*power)(void *, unsigned *);
 	int (*drv)(char *, unsigned);
 	*(void **)&init = dlsym(h, "nvmlInit_v2");
 	*(void **)&bybus = dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2");
-	*(void **)&clk = dlsym(h, "nvmlDeviceGetClockInfo");
+	*(void **)&G.clk = dlsym(h, "nvmlDeviceGetClockInfo");
 	*(void **)&maxclk = dlsym(h, "nvmlDeviceGetMaxClockInfo");
-	*(void **)&temp = dlsym(h, "nvmlDeviceGetTemperature");
-	*(void **)&power = dlsym(h, "nvmlDeviceGetPowerUsage");
+	*(void **)&G.temp = dlsym(h, "nvmlDeviceGetTemperature");
+	*(void **)&G.power = dlsym(h, "nvmlDeviceGetPowerUsage");
+	*(void **)&G.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons");
+	if (!G.reasons)
+		*(void **)&G.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
 	*(void **)&drv = dlsym(h, "nvmlSystemGetDriverVersion");
 	if (!init || init() != 0)
 		return;
@@ -83,18 +111,21 @@ static void nvml_facts(json_t *env)
 	void *d = NULL;
 	if (cudaDeviceGetPCIBusId(bus, sizeof bus, G.dev) != cudaSuccess || !bybus || bybus(bus, &d) != 0)
 		return;
+	G.nvdev = d;
+	struct dev_state st;
+	if (c_state(&st) == 0) {
+		if (!isnan(st.sm_mhz))
+			json_object_set_new(env, "sm_clock_mhz", json_integer((json_int_t)st.sm_mhz));
+		if (!isnan(st.mem_mhz))
+			json_object_set_new(env, "mem_clock_mhz", json_integer((json_int_t)st.mem_mhz));
+		if (!isnan(st.temp_c))
+			json_object_set_new(env, "temperature_c", json_integer((json_int_t)st.temp_c));
+		if (!isnan(st.power_w))
+			json_object_set_new(env, "power_w", json_real(st.power_w));
+	}
 	unsigned v;
-	/* NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_TEMPERATURE_GPU = 0 */
-	if (clk && clk(d, 1, &v) == 0)
-		json_object_set_new(env, "sm_clock_mhz", json_integer(v));
-	if (clk && clk(d, 2, &v) == 0)
-		json_object_set_new(env, "mem_clock_mhz", json_integer(v));
 	if (maxclk && maxclk(d, 1, &v) == 0)
 		json_object_set_new(env, "sm_clock_max_mhz", json_integer(v));
-	if (temp && temp(d, 0, &v) == 0)
-		json_object_set_new(env, "temperature_c", json_integer(v));
-	if (power && power(d, &v) == 0)
-		json_object_set_new(env, "power_w", json_real(v / 1000.0));
 }
 
 static int c_init(char *e)
@@ -456,6 +487,7 @@ const struct dev_ops dev_cuda = {
 	.flush = c_flush,
 	.env = c_env,
 	.peak = c_peak,
+	.state = c_state,
 	.share = c_share,
 	.unshare = c_unshare,
 	.copy = c_copy,

@@ -199,6 +199,10 @@ int ext_apply_edits(const char *text, const char *base, char **out, char *errbuf
 	}
 	if (!src)
 		return errf(errbuf, "out of memory");
+	if (k == 0) { /* the words, but on no marker line: no edits (the copy was leaked) */
+		free(src);
+		return 0;
+	}
 	*out = src;
 	return k;
 }

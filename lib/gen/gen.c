@@ -25,6 +25,7 @@
 #include "gen_mutate.h"
 #include "gen_seed.h"
 #include "jscan.h"
+#include "ndjson.h"
 #include "rec.h"
 #include "task.h"
 
@@ -107,16 +108,14 @@ static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 		see_span(l->g, sp[0]);
 		return 0;
 	}
-	json_error_t je;
-	json_t *rec = json_loadb(line, n, JSON_ALLOW_NUL, &je);
+	/* The readers' one line rule (lib/ndjson.h): an integer beyond 64 bits
+	 * is a real, not a reason to drop the record. */
+	json_t *rec = nd_parse(line, n, e);
 	if (!rec) {
-		gen_warnf(l->g, "archive %s: line %ld: not JSON: %s (column %d); line skipped", l->name, lineno, je.text,
-			  je.column);
+		gen_warnf(l->g, "archive %s: line %ld: %s; line skipped", l->name, lineno, e);
 		return 0;
 	}
-	if (!json_is_object(rec)) {
-		gen_warnf(l->g, "archive %s: line %ld: not a JSON object; line skipped", l->name, lineno);
-	} else {
+	{
 		see(l->g, rec_str(rec, "id"));
 		if (notebook_worthy_rec(rec)) {
 			/* The notebook needs the outcome, not the source. */
@@ -137,18 +136,40 @@ int gen_load_archive(struct gen *g, const char *path, char *errbuf)
 	struct load l = {g, ar_name(a)};
 	int rc = ar_scan(a, load_line, &l, errbuf);
 	ar_close(a);
-	return rc ? -1 : 0;
+	return rc == AR_DAMAGED ? AR_DAMAGED : rc ? -1 : 0;
 }
 
 /* ---- requests ---- */
 
-/* The fields a request must have; NULL when usable, else what is wrong. */
+/* Whether s is a plain name: 1..64 of letters, digits, _ and -.  A task
+ * name becomes a path under the tasks root and goes into messages, so
+ * "../x", a newline or a page of text never gets that far. */
+static int plain_name(const char *s)
+{
+	size_t i;
+	for (i = 0; s[i]; i++) {
+		char c = s[i];
+		if (i >= 64 || !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+				 c == '_' || c == '-'))
+			return 0;
+	}
+	return i > 0;
+}
+
+/* The fields a request must have; NULL when usable, else what is wrong.
+ * The message quotes no field that could hold a newline. */
 static const char *request_problem(const json_t *req, char *buf, size_t n)
 {
 	static const char *const strs[] = {"task", "backend", NULL};
 	const char *m = rec_missing_str(req, strs);
 	if (m)
 		return snprintf(buf, n, "missing field \"%s\"", m), buf;
+	if (!plain_name(rec_str(req, "task")))
+		return "field \"task\" is not a plain name (letters, digits, _ and -, at most 64)";
+	const char *b = rec_str(req, "backend");
+	if (!rec_backend_known(b))
+		return plain_name(b) ? (snprintf(buf, n, "unknown back end \"%s\" (c, cuda or hip)", b), buf)
+				     : "unknown back end (c, cuda or hip)";
 	if (!json_is_integer(json_object_get(req, "generation")))
 		return "missing field \"generation\"";
 	if (!json_is_array(json_object_get(req, "parents")))

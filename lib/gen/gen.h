@@ -42,7 +42,8 @@ void gen_init(struct gen *g);
 /* Read an archive (plain or gzip NDJSON): ids go into the seen set, records
  * with an origin.hypothesis or origin.plan.title feed the notebook.
  * Unreadable lines are skipped with a warning.  -1 and errbuf if the file
- * cannot be opened or read to its end (a truncated gzip member included). */
+ * cannot be opened or read; AR_DAMAGED (lib/archive.h) and errbuf when the
+ * gzip archive is torn or truncated. */
 int gen_load_archive(struct gen *g, const char *path, char *errbuf);
 /* One input record at line `line`.  Records not in status "selected" pass
  * through unchanged (failed candidates go to the fix stage when it is on).

@@ -5,7 +5,9 @@
 # its EXIT trap (with every session they spawned).
 #   cluster_sshd NAME      start one; sets SSH_<NAME> to its parallel --sshlogin
 #                          command and PORT_<NAME> to its port; 1 if sshd cannot run
-#   cluster_kill NAME      kill that host's sshd and all its sessions (a lost host)
+#   cluster_kill NAME      kill that host's sshd and all its sessions (a lost host),
+#                          also any of their processes that left the sshd's tree
+#   cluster_host_pids PORT the processes started through the sshd on PORT
 #   cluster_descendants PID   every descendant pid of PID, deepest last
 # Also: cluster-stages.sh (a logging stages.sh for the workers).
 cluster_pids=()
@@ -91,9 +93,32 @@ EOF
 	return 1
 }
 
+# cluster_host_pids PORT: every process started through the sshd on PORT,
+# found by the SSH_CONNECTION its session set: a job that left the sshd's
+# tree (re-parented when its parent died) is found too.
+cluster_host_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = "$$" ] && continue
+		grep -qzx "SSH_CONNECTION=.* $1" "$p/environ" 2>/dev/null && echo "${p#/proc/}"
+	done
+	return 0
+}
+
 cluster_kill() { # NAME
-	local v="PID_$1"
+	local v="PID_$1" port="PORT_$1" pids _
 	_cluster_killtree "${!v}"
+	# Then whatever of the host's sessions left the tree (t80-ssh-job-survives-kill).
+	for _ in 1 2 3 4 5; do
+		pids=$(cluster_host_pids "${!port}" | xargs)
+		[ -n "$pids" ] || break
+		# shellcheck disable=SC2086
+		kill -STOP $pids 2>/dev/null
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null
+		sleep 0.1
+	done
+	return 0
 }
 
 cluster_on() { # NAME command...: run a command on that host over ssh

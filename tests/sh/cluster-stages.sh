@@ -6,8 +6,9 @@
 # HOST is the sshd port the job came through ("local" without ssh); RUN is
 # $CLUSTER_RUN. The log is $CLUSTER_LOG, appended under flock.
 # With CLUSTER_HOLD=PORT, every job on that host but its first of the run
-# waits (up to 120 s) instead of running: a test can then kill the host with
-# a job surely in flight, whatever the machine's load.
+# waits (up to 15 minutes, longer than any test waits) instead of running: a
+# test can then kill the host with a job surely in flight, whatever the
+# machine's load.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 case ${1:-} in -h | --help) echo "usage: cluster-stages.sh [stages.sh options] < records"; exit 0 ;; esac
@@ -25,7 +26,7 @@ line=$(printf '%s\n' "$in" | jq -r --arg h "$host" --arg r "${CLUSTER_RUN:-0}" '
 earlier=$(flock "$CLUSTER_LOG.lock" sh -c 'cat "$3" 2>/dev/null | grep -c "^start $1 $2 " || true; printf "%s\n" "$4" >>"$3"' \
 	_ "$host" "${CLUSTER_RUN:-0}" "$CLUSTER_LOG" "$line")
 if [ "$host" = "${CLUSTER_HOLD:-}" ] && [ "$earlier" -gt 0 ]; then
-	sleep 120
+	sleep 900
 	exit 1
 fi
 sleep "${CLUSTER_SLEEP:-0}"

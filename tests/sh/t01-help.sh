@@ -21,7 +21,7 @@ option_cells() {
 # Options named in text on stdin: -x and --long, not the dash inside a word.
 options_in() { grep -oE -- "(^|[^a-zA-Z0-9-])$opt_re" | grep -oE -- "$opt_re\$" | sort -u; }
 
-for t in kselect kgen kcompile kverify ktime kreport; do
+for t in kselect kgen kcompile kverify ktime kreport karchive; do
 	page=docs/tools/$t.md
 	src=tools/$t/main.c
 	# kverify's and ktime's tables start with the entries lib/evaluate.h shares
@@ -43,7 +43,7 @@ done
 
 # A short letter and the long option it abbreviates, from every page's tables.
 # shellcheck disable=SC2016 # the backquotes are Markdown's
-pairs=$(for t in kselect kgen kcompile kverify ktime kreport; do
+pairs=$(for t in kselect kgen kcompile kverify ktime kreport karchive; do
 	option_cells "docs/tools/$t.md" | grep -E -- '^`-[a-zA-Z]`, `--' |
 		sed -E 's/^`(-[a-zA-Z])`, `(--[a-z0-9-]+).*/\1 \2/'
 done | sort -u)

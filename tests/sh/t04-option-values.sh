@@ -27,6 +27,7 @@ check 'kverify: --seeds: 0 is outside 1..1000' kverify --seeds 0
 check 'kverify: --seed: -1 is outside 0..18446744073709551615' kverify --seed -1
 check 'ktime: --budget: 0 is outside 0.001..3600' ktime --budget 0
 check 'ktime: --min-runs: "ten" is not an integer' ktime --min-runs ten
+check 'ktime: --processes: 17 is outside 0..16' ktime --processes 17
 check 'kreport: --peak-gbps: 0 is outside 1e-06..1e+12' kreport --peak-gbps 0
 check 'kreport: --peak-gflops: "fast" is not a number' kreport --peak-gflops fast
 done_testing

@@ -119,6 +119,12 @@ sed -n 1p "$T/v.ndjson" | ktime --budget 0.05 --min-runs 3 >"$T/t.ndjson" 2>"$T/
 expect_eq "ktime exits 0" 0 $?
 ok "ktime times candidate, baseline and seed at each size" sh -c "jq -e '.status == \"timed\" and (.time.sizes | length) == 2 and (.time.sizes[0] | .candidate.n >= 3 and .baseline.n >= 3 and .seed.n >= 3 and .gbps > 0)' '$T/t.ndjson'"
 ok "ktime records geometric-mean speedups" sh -c "jq -e '(.time.speedup_vs_baseline > 0) and (.time.speedup_vs_seed > 0) and .time.env.device == \"cpu\"' '$T/t.ndjson'"
+# --processes: each timed role in that many processes, used in turn (one
+# process carries a timing offset of its own; docs/gpu.md, A/A).
+sed -n 1p "$T/v.ndjson" | ktime --budget 0.05 --min-runs 3 --processes 3 >"$T/t3.ndjson"
+ok "ktime --processes 3: timed, the judge says 3 processes per timed role" \
+	jq -e '.status == "timed" and (.time.log | test("children ready \\(3 processes per timed role\\)"))' "$T/t3.ndjson"
+ok "ktime on c: 1 process per role by default" jq -e '.time.log | test("children ready \\(1 process per timed role\\)")' "$T/t.ndjson"
 sed -n 2p "$T/v.ndjson" | ktime >"$T/t2.ndjson"
 expect_eq "ktime passes a crashed record through untouched" "$(sed -n 2p "$T/v.ndjson")" "$(cat "$T/t2.ndjson")"
 

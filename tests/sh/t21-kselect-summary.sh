@@ -58,23 +58,25 @@ expect_eq "summary with nothing timed yet" "$(jq_summary "$T/none.gz" 0)" "$(lib
 
 # Regression (torn last line of a gzip archive): a last member cut short made
 # gzip and jq fail after printing, so last_generation printed "2" and "-1"
-# and evolve.sh ran away.  Now kselect says so (exit 3, nothing written)
-# and last_generation and summary fail with status 3 and print no number.
+# and evolve.sh ran away.  Now kselect says so (exit 4, the archive damaged:
+# docs/exit-codes.md; nothing written) and last_generation and summary fail
+# with status 4 and print no number.
 size=$(wc -c <"$T/a.gz")
 head -c "$((size - 30))" "$T/a.gz" >"$T/torn.gz"
 kselect --summary --task mm "$T/torn.gz" >"$T/out" 2>"$T/err"
-expect_eq "torn gzip archive: --summary exits 3 and writes nothing" "3 " "$? $(cat "$T/out")"
-ok "torn gzip archive: kselect names the archive and the cause" grep -q "torn.gz: unexpected end of gzip data" "$T/err"
+expect_eq "torn gzip archive: --summary exits 4 and writes nothing" "4 " "$? $(cat "$T/out")"
+ok "torn gzip archive: kselect names the archive, the cause and the repair" \
+	grep -qE "^kselect: $T/torn.gz: damaged at byte [0-9]+ \(truncated gzip member\); repair with: karchive repair $T/torn.gz\$" "$T/err"
 lib "$T/torn.gz" last_generation >"$T/out" 2>"$T/err"
-expect_eq "torn gzip archive: last_generation fails with 3 and prints no number" "3 " "$? $(cat "$T/out")"
-ok "torn gzip archive: last_generation says what to do" grep -q "cannot read all of $T/torn.gz" "$T/err"
+expect_eq "torn gzip archive: last_generation fails with 4 and prints no number" "4 " "$? $(cat "$T/out")"
+ok "torn gzip archive: last_generation says what to do" grep -qF "$T/torn.gz: damaged (a truncated or corrupt gzip member); nothing appended; repair with: karchive repair $T/torn.gz" "$T/err"
 lib "$T/torn.gz" summary 1 >"$T/out" 2>"$T/err"
-expect_eq "torn gzip archive: summary fails with 3" "3 " "$? $(cat "$T/out")"
+expect_eq "torn gzip archive: summary fails with 4" "4 " "$? $(cat "$T/out")"
 { cat "$T/a.ndjson"; printf '{"id":"z","task":"mm","backend":"c","generation":7,'; } >"$T/torn.ndjson"
 kselect --summary --task mm "$T/torn.ndjson" >"$T/out" 2>"$T/err"
 expect_eq "torn last line of a plain archive: exit 1, reported, the rest summed" "1 2" "$? $(jq .last_generation "$T/out")"
 lib "$T/torn.ndjson" last_generation >"$T/out" 2>/dev/null
-expect_eq "torn plain archive: last_generation fails with 3 and prints no number" "3 " "$? $(cat "$T/out")"
+expect_eq "torn plain archive: last_generation fails with 4 and prints no number" "4 " "$? $(cat "$T/out")"
 
 # Regression (exit code by message text): a write error is exit 3 because
 # sel_run says so, and --summary's write is checked too.

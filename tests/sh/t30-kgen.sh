@@ -93,8 +93,9 @@ ok "archive with a bad line: warned with its number" grep -q "archive $T/badline
 expect_eq "archive with a bad line: the other ids still count" "$(jq -r .id "$T/kids5.nd")" "$(jq -r .id "$T/kids6.nd")"
 head -c "$(($(wc -c <"$T/archive.ndjson.gz") / 2))" "$T/archive.ndjson.gz" >"$T/cut.gz"
 kgen --archive "$T/cut.gz" <"$T/req.nd" >/dev/null 2>"$T/cut.err"
-expect_eq "truncated gzip archive: exit 3" 3 "$?"
-ok "truncated gzip archive: said so" grep -q "cut.gz: unexpected end of gzip data" "$T/cut.err"
+expect_eq "truncated gzip archive: exit 4 (damaged, docs/exit-codes.md)" 4 "$?"
+ok "truncated gzip archive: said so, with the repair" \
+	grep -qE "^kgen: $T/cut.gz: damaged at byte 0 \(truncated gzip member\); repair with: karchive repair $T/cut.gz\$" "$T/cut.err"
 
 # Knob space: 3 + 2 + 1 singles, 3*2 + 3*1 + 2*1 pairs = 17 children in all.
 cat "$T/req.nd" "$T/req.nd" "$T/req.nd" | kgen --seed 3 --children 6 >"$T/all.nd"

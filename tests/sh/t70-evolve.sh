@@ -8,6 +8,7 @@ run() { evolve.sh --task matmul --population 4 --budget 0.05 --seed 1 --archive 
 run --generations 1 >"$T/out1" 2>"$T/err1"
 expect_eq "evolve.sh exits 0" 0 $?
 expect_eq "archive holds the seed and 4 children" 5 "$(gzip -dc "$a" | wc -l)"
+ok "the archive is whole by karchive check (one member per generation, every line read back)" karchive check "$a"
 ok "a summary line per generation" grep -q '^generation 1: ' "$T/out1"
 run --generations 2 >"$T/out2" 2>&1
 expect_eq "re-running continues with generation 2 only" "0 1 1 1 1 2 2 2 2" "$(gzip -dc "$a" | jq -r .generation | xargs)"
@@ -33,15 +34,17 @@ ok "the failure is reported" grep -q 'generation 3 failed' "$T/err4"
 
 # Regression (torn last line of a gzip archive): with a last member cut
 # short, last_generation printed two numbers and evolve.sh ran away; now it
-# stops at once with exit 3, the archive untouched.
+# is refused before anything runs with exit 4 (damaged), the archive
+# untouched, and the repair command (more cases: t71-evolve-archive-guard.sh).
 size=$(wc -c <"$a")
 head -c "$((size - 30))" "$a" >"$T/torn.ndjson.gz"
 before=$(md5sum <"$T/torn.ndjson.gz")
 timeout 120 evolve.sh --task matmul --population 4 --budget 0.05 --seed 1 --archive "$T/torn.ndjson.gz" \
 	--generations 4 >"$T/out5" 2>"$T/err5"
-expect_eq "torn archive: evolve.sh exits 3" 3 $?
+expect_eq "torn archive: evolve.sh exits 4" 4 $?
 expect_eq "torn archive: nothing appended" "$before" "$(md5sum <"$T/torn.ndjson.gz")"
-ok "torn archive: says it cannot read all of it" grep -q "evolve.sh: cannot read all of $T/torn.ndjson.gz" "$T/err5"
+ok "torn archive: says it is damaged and how to repair it" \
+	grep -qF "evolve.sh: $T/torn.ndjson.gz: damaged (a truncated or corrupt gzip member); nothing appended; repair with: karchive repair $T/torn.ndjson.gz" "$T/err5"
 
 not_ok_is "unknown option is refused" evolve.sh --no-such-thing
 evolve.sh --population x >/dev/null 2>&1

@@ -68,6 +68,9 @@ int main(void)
 	T_OK(ext_apply_edits("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "x\nx\n", &o, e) == -1 && strstr(e, "more than once"),
 	     "ambiguous SEARCH refused: %s", e);
 	T_OK(strcmp(fails("<<<<<<< SEARCH\n#define TILE 32\n=======\n"), "bad_edit") == 0, "unterminated edit: bad_edit");
+	o = (char *)"untouched";
+	T_OK(ext_apply_edits("say <<<<<<< SEARCH in prose, on no marker line\n", "x\n", &o, e) == 0 && o == NULL,
+	     "edits-copy-leaked-when-SEARCH-not-a-marker-line: no edits, nothing handed back to leak");
 	T_OK(strcmp(fails("I think you should use bigger tiles."), "no_code") == 0, "prose only: no_code");
 	T_OK(strcmp(fails("```python\nprint(1)\n```"), "no_code") == 0, "a block without solve: no_code");
 	T_OK(strcmp(fails(""), "no_code") == 0, "empty answer: no_code");

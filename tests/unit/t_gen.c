@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "archive.h"
 #include "gen/gen.h"
 #include "ndjson.h"
 #include "rec.h"
@@ -158,10 +159,13 @@ static void compare(const char *path, const char *what)
 	gen_init(&go);
 	T_OK(gen_load_archive(&gn, path, e) == 0, "%s: read", what);
 	T_OK(old_load(&go, path, e) == 0, "%s: the reference reads it", what);
-	T_OK(json_equal(gn.seen, go.seen), "%s: same seen ids (%zu, %zu)", what, json_object_size(gn.seen),
-	     json_object_size(go.seen));
 	T_OK(json_equal(gn.notebook, go.notebook), "%s: same notebook (%zu, %zu records)", what,
 	     json_array_size(gn.notebook), json_array_size(go.notebook));
+	/* bigint-record-dropped: an integer beyond 64 bits made json_loadb drop
+	 * the record ("too big integer"); gen.c now parses with nd_parse. */
+	T_OK(json_object_get(gn.seen, "bigint") != NULL, "%s: the big-integer record is kept", what);
+	T_OK(json_equal(gn.seen, go.seen), "%s: same seen ids (%zu, %zu)", what, json_object_size(gn.seen),
+	     json_object_size(go.seen));
 	int same = wn.n == wo.n;
 	for (int i = 0; same && i < wn.n; i++)
 		same = strcmp(wn.text[i], wo.text[i]) == 0;
@@ -172,7 +176,7 @@ static void compare(const char *path, const char *what)
 	T_OK(json_object_get(gn.seen, "plain") && json_object_get(gn.seen, "caf\xc3\xa9") &&
 		     json_object_get(gn.seen, "deep") && json_object_get(gn.seen, "two") &&
 		     json_object_get(gn.seen, "nul") && !json_object_get(gn.seen, "badutf8") &&
-		     !json_object_get(gn.seen, "bigint") && !json_object_get(gn.seen, "hyp-bad"),
+		     !json_object_get(gn.seen, "hyp-bad"),
 	     "%s: ids seen and skipped where jansson takes and refuses the line", what);
 	json_t *first = json_array_get(gn.notebook, 0);
 	T_OK(first && !json_object_get(first, "source") && !json_object_get(first, "request") &&
@@ -209,7 +213,7 @@ int main(void)
 	struct warns w = {0};
 	struct gen g = {.emit = no_emit, .warn = warn_cb, .ctx = &w};
 	gen_init(&g);
-	T_OK(gen_load_archive(&g, cut, e) == -1 && strstr(e, "truncated"), "truncated gzip: an error (%s)", e);
+	T_OK(gen_load_archive(&g, cut, e) == AR_DAMAGED && strstr(e, "truncated"), "truncated gzip: an error (%s)", e);
 	gen_free(&g);
 	gen_init(&g);
 	T_OK(gen_load_archive(&g, "/nonexistent/archive.gz", e) == -1 && strstr(e, "/nonexistent/archive.gz"),

@@ -59,6 +59,8 @@ static int one(struct tool *t, json_t *rec, void *vc)
 		goto emit;
 	}
 	json_object_set_new(rec, "compile", co.stage);
+	if (json_is_true(json_object_get(co.stage, "transient")))
+		bad = 1; /* the machine failed, not the source: said on stderr, not cached */
 	const char *cst = json_string_value(json_object_get(co.stage, "status"));
 	rec_set_status(rec, co.ok ? ST_COMPILED : cst && strcmp(cst, ST_UNSUPPORTED) == 0 ? ST_UNSUPPORTED : ST_COMPILE_ERROR);
 emit:

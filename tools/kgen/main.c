@@ -6,13 +6,13 @@
  * Options, usage and the record loop;  the work is in lib/gen/ (gen.h names
  * its files; gen_llm.h holds the model options).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "cache.h"
 #include "file.h"
 #include "err.h"
@@ -212,9 +212,11 @@ int main(int argc, char **argv)
 	g.ctx = &t;
 	gen_init(&g);
 	if (archive) {
-		if (gen_load_archive(&g, archive, eb) != 0) {
+		int lrc = gen_load_archive(&g, archive, eb);
+		if (lrc != 0) {
+			int damaged = lrc == AR_DAMAGED;
 			gen_free(&g);
-			die(KSCI_EXIT_FATAL, "%s", eb);
+			die(damaged ? KSCI_EXIT_DAMAGED : KSCI_EXIT_FATAL, "%s", eb);
 		}
 	}
 	int rc = tool_run(&t, argv + optind, argc - optind, on_record, &g);

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	rp_data_init(&d, peak);
 	struct tool t = {.out = stdout};
 	int status = tool_run(&t, argv + optind, argc - optind, add_one, &d);
-	if (status == KSCI_EXIT_FATAL)
+	if (status >= KSCI_EXIT_FATAL) /* fatal, or a damaged archive: no report from part of it */
 		goto out;
 	struct rp_report r;
 	if (rp_finish(&d, e) < 0 || rp_report_make(&r, &d, prices_path ? &prices : NULL, e) < 0)

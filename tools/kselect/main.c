@@ -243,8 +243,9 @@ int main(int argc, char **argv)
 		if (!(r.ar[r.cur] = ar_open(files[r.cur], e)))
 			die(KSCI_EXIT_FATAL, "%s", e);
 		r.nar++;
-		if (ar_scan(r.ar[r.cur], on_line, &r, e) != 0)
-			die(KSCI_EXIT_FATAL, "%s", e);
+		int rc = ar_scan(r.ar[r.cur], on_line, &r, e);
+		if (rc != 0)
+			die(rc == AR_DAMAGED ? KSCI_EXIT_DAMAGED : KSCI_EXIT_FATAL, "%s", e);
 	}
 	/* One way out, as jq's main: the worst code wins (3 > 1 > 0), and
 	 * everything is released on every path. */

@@ -20,6 +20,7 @@ int main(int argc, char **argv)
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
+		{"processes", required_argument, 0, 'P'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
@@ -37,6 +38,10 @@ int main(int argc, char **argv)
 			case 'N':
 				rc = opt_long("--max-runs", optarg, 2, 1000000, &v, e);
 				o.max_runs = (int)v;
+				break;
+			case 'P':
+				rc = opt_long("--processes", optarg, 0, 16, &v, e);
+				o.processes = (int)v;
 				break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);

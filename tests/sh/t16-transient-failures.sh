@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# t16-transient-failures: failures of the machine, not of the candidate.
+# - full-cache-fs-cached-compile-error-for-ever: a compile that failed
+#   because the compile cache's file system was full was cached as the
+#   source's compile_error, for ever (lib/compile.c: transient failures are
+#   passed on, marked, and never stored).
+# - killed-kverify-left-harness-running: kill -9 of kverify left its harness
+#   (and the kernel in it) running for ever, since only kverify enforced the
+#   deadline (lib/proc.c: the child dies with its caller).
+. "$(dirname "$0")/lib.sh"
+
+rec() { jq -cn --rawfile s "$1" '{task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}'; }
+rec "$ROOT/data/tasks/rowsum/seed.c" >"$T/good.nd"
+
+# --- full-cache-fs-cached-compile-error-for-ever ---
+# A 12 KiB tmpfs holds the source and the wrapper but not the .so; then the
+# same file system is made larger and the same source compiled again.
+if unshare -m true 2>/dev/null; then
+	mkdir -p "$T/small"
+	# shellcheck disable=SC2016 # expanded by the inner bash, from its arguments
+	unshare -m bash -c '
+		mount -t tmpfs -o size=12k tmpfs "$1" || exit 99
+		KSCI_CACHE="$1" kcompile <"$2" >"$3/full.nd" 2>"$3/full.err"
+		echo $? >"$3/full.rc"
+		mount -o remount,size=4m "$1"
+		KSCI_CACHE="$1" kcompile <"$2" >"$3/roomy.nd" 2>"$3/roomy.err"
+		echo $? >"$3/roomy.rc"
+		find "$1/compile" -name result.json | wc -l >"$3/entries"
+	' _ "$T/small" "$T/good.nd" "$T"
+	if [ -s "$T/full.rc" ]; then
+		expect_eq "full cache fs: kcompile exits 1 (a record it could not process)" 1 "$(cat "$T/full.rc")"
+		ok "full cache fs: compile_error marked transient, the reason named" \
+			jq -e '.status == "compile_error" and .compile.transient == true and (.compile.message | test("No space left on device.*not cached"))' "$T/full.nd"
+		ok "full cache fs: said on stderr, with the key" grep -q "kcompile: compile: No space left on device (key [0-9a-f]*): not cached" "$T/full.err"
+		expect_eq "full cache fs, then room: compiled, not a cached failure" "compiled false" \
+			"$(jq -r '"\(.status) \(.compile.cached)"' "$T/roomy.nd")"
+		expect_eq "full cache fs, then room: kcompile exits 0" 0 "$(cat "$T/roomy.rc")"
+		expect_eq "only the good compile's entry is in the cache" 1 "$(cat "$T/entries")"
+	else
+		echo "# SKIP full-cache-fs: cannot mount a tmpfs here"
+	fi
+else
+	echo "# SKIP full-cache-fs: no mount namespace here (unshare -m)"
+fi
+
+# --- killed-kverify-left-harness-running ---
+# A kernel that never returns; kverify's own deadline is far away, so only
+# the death of kverify can end the harness.
+printf 'void solve(const float* x, float* y, int rows, int cols) { (void)x; (void)y; (void)rows; (void)cols; for (volatile int i = 0;; i++) ; }\n' >"$T/hang.c"
+rec "$T/hang.c" | kcompile >"$T/hang.nd"
+# gone PID...: 0 once none of them is left, polling up to 30 s (the death
+# signal is immediate; the bound only keeps a broken build from hanging).
+gone() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		local alive=0 p
+		for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# kids PID: the pids of every process below PID.
+kids() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		kids "$c"
+	done
+}
+for mode in unsafe sandboxed; do
+	if [ "$mode" = sandboxed ] && ! bwrap --unshare-all --ro-bind / / true 2>/dev/null; then
+		echo "# SKIP killed-kverify, sandboxed: bubblewrap cannot run here"
+		continue
+	fi
+	flag=$([ "$mode" = unsafe ] && echo --unsafe-no-sandbox)
+	# shellcheck disable=SC2086 # flag is one word or none
+	kverify $flag --timeout 600 <"$T/hang.nd" >"$T/kv.nd" 2>/dev/null &
+	kv=$!
+	# Wait (bounded) until the harness and its candidate child are running.
+	for ((i = 0; i < 300; i++)); do
+		below=$(kids "$kv")
+		[ "$(echo "$below" | grep -c .)" -ge 2 ] && break
+		sleep 0.1
+	done
+	ok "killed kverify ($mode): its harness was running" test -n "$below"
+	kill -9 "$kv"
+	wait "$kv" 2>/dev/null
+	# shellcheck disable=SC2086 # a list of pids
+	ok "killed kverify ($mode): everything below it is gone" gone $below
+done
+
+done_testing
