@@ -16,7 +16,7 @@
 set -euo pipefail
 usage() {
 	cat <<'EOF'
-usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC] [--processes N]
+usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC] [--processes N] [--batch SEC]
                    [--source FILE] [--baseline-too] [--out DIR] [--kb] [-h]
 
 A/A calibration: time a kernel against an identical copy of itself (candidate
@@ -30,6 +30,7 @@ Targets: |speedup-1| <= 1 % in every run (20 of 20); CV <= 0.3 % (over 10 runs).
   --runs N        pipeline runs (default 20; 2..1000)
   --budget SEC    ktime --budget per size (default: ktime's, 1 s)
   --processes N   ktime --processes: processes per role (default: ktime's)
+  --batch SEC     ktime --batch: seconds per timed batch (default: ktime's)
   --source FILE   kernel used as both candidate and seed instead of the task's
                   seed (default for --backend c --task softmax:
                   bench/aa/softmax_mt.c, two OpenMP threads)
@@ -51,7 +52,7 @@ EOF
 }
 die() { echo "aa: $*" >&2; exit 2; }
 
-task=softmax backend=cuda runs=20 budget="" procs="" source="" out="" kb=0 basetoo=0 pause=0
+task=softmax backend=cuda runs=20 budget="" procs="" batch="" source="" out="" kb=0 basetoo=0 pause=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -60,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift ;;
 	--budget) [ $# -ge 2 ] || die "--budget needs a value"; budget=$2; shift ;;
 	--processes) [ $# -ge 2 ] || die "--processes needs a value"; procs=$2; shift ;;
+	--batch) [ $# -ge 2 ] || die "--batch needs a value"; batch=$2; shift ;;
 	--pause) [ $# -ge 2 ] || die "--pause needs a value"; pause=$2; shift ;;
 	--source) [ $# -ge 2 ] || die "--source needs a value"; source=$2; shift ;;
 	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
@@ -116,7 +118,7 @@ export KSCI_TASKS=$tmp/tasks
 jq -cn --arg t "$task" --arg b "$backend" --rawfile s "$source" \
 	'{id: "aa", task: $t, backend: $b, generation: 0, parents: [], source: $s, status: "generated"}' >"$out/in.json"
 
-echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${procs:+ --processes $procs}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
+echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${procs:+ --processes $procs}${batch:+ --batch $batch}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
 fail=""
 for ((i = 1; i <= runs; i++)); do
 	[ "$i" = 1 ] || [ "$pause" = 0 ] || sleep "$pause"
@@ -124,7 +126,7 @@ for ((i = 1; i <= runs; i++)); do
 	# 1-minute load average when the run starts goes in the table.
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
 	if ! "$BIN/kcompile" <"$out/in.json" 2>>"$out/stderr.log" | "$BIN/kverify" 2>>"$out/stderr.log" |
-		"$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
+		"$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
 		fail="run $i: a tool failed: $(tail -n 1 "$out/stderr.log")"
 		break
 	fi

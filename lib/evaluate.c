@@ -218,6 +218,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "budget_s", json_real(o->budget_s));
 	if (o->processes > 0)
 		json_object_set_new(job, "processes", json_integer(o->processes));
+	if (o->batch_s > 0)
+		json_object_set_new(job, "batch_s", json_real(o->batch_s));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
 	if (o->min_runs > 0)

@@ -28,6 +28,7 @@ struct eval_opts {
 	double target_rel_sem;
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
+	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */
 	int force;            /* redo records already past this stage */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
 	struct compile_opts copt;

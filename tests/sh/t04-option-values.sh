@@ -28,6 +28,7 @@ check 'kverify: --seed: -1 is outside 0..18446744073709551615' kverify --seed -1
 check 'ktime: --budget: 0 is outside 0.001..3600' ktime --budget 0
 check 'ktime: --min-runs: "ten" is not an integer' ktime --min-runs ten
 check 'ktime: --processes: 17 is outside 0..16' ktime --processes 17
+check 'ktime: --batch: 2 is outside 0..1' ktime --batch 2
 check 'kreport: --peak-gbps: 0 is outside 1e-06..1e+12' kreport --peak-gbps 0
 check 'kreport: --peak-gflops: "fast" is not a number' kreport --peak-gflops fast
 done_testing

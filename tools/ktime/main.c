@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
-		{"processes", required_argument, 0, 'P'},
+		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 				rc = opt_long("--processes", optarg, 0, 16, &v, e);
 				o.processes = (int)v;
 				break;
+			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 			}
