@@ -104,11 +104,12 @@ struct job {
 	double max_abs, max_rel;
 	int checks;
 	/* the children and what they share */
-	/* Each timed role runs in nrep processes, used in turn round by round:
-	 * a process carries an offset of its own (its context, its mappings;
-	 * 0.45 % sd between two identical kernels on an H100, docs/gpu.md), which
-	 * more batches in the same processes do not shrink and more processes
-	 * average out.  cur: the one in use. */
+	/* Each timed role runs in nrep processes ("processes", default 1),
+	 * used in turn round by round: a process carries an offset of its own
+	 * (0.45 % sd between two identical kernels on an H100 with 5 ms
+	 * batches, 0.38 % with 20 ms, docs/gpu.md), which more batches in the
+	 * same processes do not shrink and more processes average out, at
+	 * about 0.6 s each to start on a GPU.  cur: the one in use. */
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int nrep[NKIDS], cur[NKIDS];
 	int have[NKIDS];
@@ -926,7 +927,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	const struct task *t = J->t;
 	int gpu = J->d->probe != NULL;
 	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
-	double batch_s = jnum(o, "batch_s", gpu ? 0.005 : 0.01);
+	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	double arena_mb = jnum(o, "arena_mb", gpu ? 8192 : 256);
 	struct arrays A;
@@ -1286,7 +1287,7 @@ static json_t *spawn_kids(struct job *J, int timing, char *e)
 				  timing ? json_string_value(json_object_get(J->j, "baseline")) : NULL,
 				  timing ? json_string_value(json_object_get(J->j, "seed")) : NULL, NULL};
 	int want[NKIDS] = {1, lib[K_BASE] != NULL, lib[K_SEED] != NULL, timing};
-	int procs = timing ? (int)jnum(J->j, "processes", J->d->probe ? 4 : 1) : 1;
+	int procs = timing ? (int)jnum(J->j, "processes", 1) : 1;
 	procs = procs < 1 ? 1 : procs > KID_REPLICAS ? KID_REPLICAS : procs;
 	for (int w = 0; w < NKIDS; w++) {
 		if (!want[w])
