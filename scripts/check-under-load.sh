@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# scripts/check-under-load.sh [N] — `make check` as CI runs it (.ci/run), N
+# times in a row (default 5), each from a fresh clone of HEAD, with one busy
+# loop per core running beside it the whole time: a test that can fail by
+# timing shows up here, not in CI.  Prints one line per run (the run's last
+# line, "N passed, N failed", and its wall time) and keeps each run's log in
+# $LOGDIR (default /tmp/ksci-load).  Exit 0 when every run passed.
+set -u
+case ${1:-} in -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+n=${1:-5}
+src=$(cd "$(dirname "$0")/.." && pwd)
+logs=${LOGDIR:-/tmp/ksci-load}
+mkdir -p "$logs"
+commit=$(git -C "$src" rev-parse --short HEAD)
+loops=""
+for _ in $(seq "$(nproc)"); do
+	(while :; do :; done) &
+	loops="$loops $!"
+done
+# shellcheck disable=SC2086 # a list of pids
+trap 'kill $loops 2>/dev/null' EXIT
+echo "commit $commit, $(nproc) busy loops, $n runs"
+bad=0
+for i in $(seq "$n"); do
+	d=$(mktemp -d "${TMPDIR:-/tmp}/ksci-clone.XXXXXX")
+	git clone -q "$src" "$d/ksci"
+	t0=$(date +%s)
+	(cd "$d/ksci" && sh .ci/run) >"$logs/run$i.log" 2>&1
+	rc=$?
+	echo "run $i: exit $rc, $(tail -n 2 "$logs/run$i.log" | grep -E 'passed, [0-9]+ failed' || echo 'no summary'), $(($(date +%s) - t0)) s"
+	[ "$rc" = 0 ] || bad=1
+	rm -rf "$d"
+done
+exit "$bad"
