@@ -26,13 +26,22 @@ struct tool {
 	const char *input; /* name of the current input, for messages */
 	long line;         /* line number of the current record */
 	int status;        /* exit code so far */
+	/* jobs > 1: up to jobs records at once, each in a forked process of
+	 * its own (no state is shared, so the tool's function need not be
+	 * thread-safe), their output written in input order.  lost is called
+	 * with a record whose process died before writing it whole (a signal,
+	 * out of memory): it marks the record failed, and it is written on
+	 * (NULL: status "invalid" with the reason). */
+	int jobs;
+	void (*lost)(json_t *rec, const char *why);
 };
 
 /* Process one record; emit what should go on.  Return 0, or 1 when the
  * record was bad input (it should still have been emitted, marked). */
 typedef int (*tool_fn)(struct tool *t, json_t *rec, void *ctx);
 
-/* Run over paths[0..n) ("-" = stdin; n == 0 means stdin).  Returns the exit code. */
+/* Run over paths[0..n) ("-" = stdin; n == 0 means stdin), t->jobs records
+ * at a time.  Returns the exit code. */
 int tool_run(struct tool *t, char *const *paths, int n, tool_fn fn, void *ctx);
 /* Write rec as one line.  A failure to write is fatal (sets status 3, returns -1). */
 int tool_emit(struct tool *t, const json_t *rec);

@@ -104,7 +104,9 @@ fi
 
 run_stage() { # tool
 	case $1 in
-	kcompile) kcompile "${comp_opts[@]}" ;;
+	# One compile at a time: GNU parallel already runs a stage pipe per slot
+	# (--kcompile-opt -jN overrides: the last -j counts).
+	kcompile) kcompile -j 1 "${comp_opts[@]}" ;;
 	kverify) kverify "${ver_opts[@]}" ;;
 	ktime) ktime "${time_opts[@]}" ;;
 	esac

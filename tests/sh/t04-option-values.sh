@@ -23,6 +23,7 @@ check 'kgen: --seed: "x" is not an integer' kgen --seed x
 check 'kgen: --seed: -1 is outside 0..9223372036854775807' kgen --seed -1
 check 'kgen: --temperature: 3 is outside 0..2' kgen --temperature 3
 check 'kcompile: --timeout: 0 is outside 1..86400' kcompile --timeout 0
+check 'kcompile: --jobs: 0 is outside 1..256' kcompile -j 0
 check 'kverify: --seeds: 0 is outside 1..1000' kverify --seeds 0
 check 'kverify: --seed: -1 is outside 0..18446744073709551615' kverify --seed -1
 check 'ktime: --budget: 0 is outside 0.001..3600' ktime --budget 0

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compile.h"
 #include "kcompile-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kcompile.md */
@@ -68,6 +69,16 @@ emit:
 	return bad;
 }
 
+/* A record whose compile process died (tool.lost): the machine's failure,
+ * not the source's, so marked transient like a killed compiler. */
+static void lost(json_t *rec, const char *why)
+{
+	char m[ERRBUF];
+	snprintf(m, sizeof m, "kcompile: %s (not cached: it compiles again next time)", why);
+	rec_fail(rec, "compile", ST_COMPILE_ERROR, ST_COMPILE_ERROR, m);
+	json_object_set_new(rec_stage(rec, "compile"), "transient", json_true());
+}
+
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
@@ -76,13 +87,21 @@ int main(int argc, char **argv)
 		{"force", no_argument, 0, 'f'},       {"no-cache", no_argument, 0, 'N'},
 		{"timeout", required_argument, 0, 't'}, {"cuda-arch", required_argument, 0, 'C'},
 		{"hip-arch", required_argument, 0, 'H'}, {"tasks", required_argument, 0, 'T'},
-		{"unsafe-no-sandbox", no_argument, 0, 'U'}, {"help", no_argument, 0, 'h'},
+		{"unsafe-no-sandbox", no_argument, 0, 'U'}, {"jobs", required_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int unsafe = 0;
 	int ch;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), jobs = ncpu > 0 ? ncpu : 1;
 	char e[ERRBUF];
-	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "hj:", lo, NULL)) != -1) {
 		switch (ch) {
+		case 'j':
+			if (opt_long("--jobs", optarg, 1, 256, &jobs, e) < 0) {
+				warnx_("%s", e);
+				return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+			}
+			break;
 		case 'f': c.force = 1; break;
 		case 'N': c.o.no_cache = 1; break;
 		case 't':
@@ -104,6 +123,6 @@ int main(int argc, char **argv)
 		die(KSCI_EXIT_FATAL, "%s", e);
 	c.o.sbx = &jail;
 	c.o.warn = tool_warn_cb;
-	struct tool t = {0};
+	struct tool t = {.jobs = (int)jobs, .lost = lost};
 	return tool_exit(tool_run(&t, argv + optind, argc - optind, one, &c));
 }

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# t18-kcompile-jobs: kcompile -j N compiles N records at once, each in a
+# process of its own, and writes them in input order (lib/tool.c).  Checks:
+# the order, with records it does not compile and bad lines among them; the
+# same records as -j 1; and a record whose process is killed is written on,
+# marked, not lost (compile-process-killed-record-lost).
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+
+# Eight distinct rowsum sources, a compile error, an unknown task, a record
+# already compiled, and a line that is not JSON.
+gen() { jq -cn --rawfile s "$ROOT/data/tasks/rowsum/seed.c" --arg i "$1" --arg tail "$2" \
+	'{id: ("r" + $i), task: "rowsum", backend: "c", generation: 1, parents: [], source: ($s + $tail), status: "generated"}'; }
+{
+	for i in 1 2 3; do gen "$i" "// $i"; done
+	gen 4 "this is not C;"
+	for i in 5 6; do gen "$i" "// $i"; done
+	echo '{"id":"r7","task":"nope","backend":"c","source":"x","status":"generated"}'
+	echo '{"id":"r8","task":"rowsum","backend":"c","source":"x","status":"timed"}'
+	echo 'not json'
+	for i in 9 10 11; do gen "$i" "// $i"; done
+} >in.nd
+
+kcompile -j 4 <in.nd >j4.nd 2>j4.err
+expect_eq "-j 4: exit 1 (bad lines among them)" 1 $?
+expect_eq "-j 4: every record out, in input order" "r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11" "$(jq -r .id j4.nd | xargs)"
+expect_eq "-j 4: each with its own outcome" \
+	"compiled compiled compiled compile_error compiled compiled invalid timed compiled compiled compiled" \
+	"$(jq -r .status j4.nd | xargs)"
+ok "-j 4: the bad line is named by its number" grep -q "kcompile: <stdin>: line 9: not JSON" j4.err
+ok "-j 4: the unknown task is named by its line" grep -q "kcompile: <stdin>: line 7: unknown task \"nope\"" j4.err
+rm -rf "$KSCI_CACHE"
+kcompile -j 1 <in.nd >j1.nd 2>j1.err
+expect_eq "-j 1: exit 1" 1 $?
+strip() { jq -c 'del(.compile.seconds, .compile.cached)' "$1"; }
+expect_eq "-j 1 and -j 4: the same records" "$(strip j1.nd)" "$(strip j4.nd)"
+expect_eq "-j 1 and -j 4: the same messages" "$(sort j1.err)" "$(sort j4.err)"
+
+# --- compile-process-killed-record-lost -----------------------------------
+# A compiler that kills its caller (the record's process) for one source:
+# without the sandbox, a stand-in for the OOM killer.  The record is written
+# on as a transient compile_error, the others compile, the order holds.
+cat >killer-cc <<'SH'
+#!/bin/sh
+grep -q KILL-MY-CALLER candidate.c 2>/dev/null && kill -KILL "$PPID" # run in the build directory
+exec cc "$@"
+SH
+chmod +x killer-cc
+{ gen a "// a"; gen b "// KILL-MY-CALLER"; gen c "// c"; } >kill.nd
+KSCI_CC=$T/killer-cc kcompile -j 2 --unsafe-no-sandbox <kill.nd >kill.out 2>kill.err
+expect_eq "killed process: exit 1" 1 $?
+expect_eq "killed process: all three records out, in order" "ra rb rc" "$(jq -r .id kill.out | xargs)"
+expect_eq "killed process: the others compiled, it is a transient compile_error" \
+	"compiled compile_error compiled" "$(jq -r .status kill.out | xargs)"
+ok "killed process: marked transient, with the signal" \
+	jq -se '.[1] | .id == "rb" and .compile.transient == true and (.compile.message | test("killed by signal 9"))' kill.out
+ok "killed process: said on stderr with its line" grep -q "kcompile: <stdin>: line 2: its process was killed by signal 9" kill.err
+KSCI_CC=$T/killer-cc kcompile -j 2 --unsafe-no-sandbox <kill.nd >/dev/null 2>&1
+ok "killed process: not cached, so it is tried again (and killed again)" \
+	test "$(find "$KSCI_CACHE/compile" -name out.so | wc -l)" -ge 2
+
+done_testing
