@@ -54,7 +54,7 @@ static int wants(const struct eval_opts *o, const char *st)
 	if (!o->force)
 		return 0;
 	static const char *const after_compile[] = {ST_VERIFIED, ST_WRONG, ST_CRASHED, ST_TIMEOUT, ST_UNSUPPORTED, ST_TIMED, NULL};
-	static const char *const after_verify[] = {ST_TIMED, NULL};
+	static const char *const after_verify[] = {ST_TIMED, ST_SLOW, NULL};
 	/* A forced re-time takes verified/timed records; a candidate that failed
 	 * verification is not timed even with --force. */
 	const char *const *l = strcmp(o->mode, "verify") == 0 ? after_compile : after_verify;
@@ -91,7 +91,7 @@ static const char *top_status(const char *mode, const char *st)
 	if (strcmp(st, "ok") == 0)
 		return strcmp(mode, "verify") == 0 ? ST_VERIFIED : ST_TIMED;
 	/* The harness's failure words are the record's statuses (docs/harness.md). */
-	static const char *const same[] = {ST_WRONG, ST_TIMEOUT, ST_UNSUPPORTED, NULL};
+	static const char *const same[] = {ST_WRONG, ST_TIMEOUT, ST_UNSUPPORTED, ST_SLOW, NULL};
 	for (int i = 0; same[i]; i++)
 		if (strcmp(st, same[i]) == 0)
 			return same[i];
@@ -220,6 +220,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "processes", json_integer(o->processes));
 	if (o->batch_s > 0)
 		json_object_set_new(job, "batch_s", json_real(o->batch_s));
+	if (o->stop_below > 0)
+		json_object_set_new(job, "stop_below", json_real(o->stop_below));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
 	if (o->min_runs > 0)

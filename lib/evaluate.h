@@ -29,6 +29,7 @@ struct eval_opts {
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */
+	double stop_below;    /* time: stop a candidate whose speedup vs the seed falls below this (0: never) */
 	int force;            /* redo records already past this stage */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
 	struct compile_opts copt;

@@ -928,6 +928,11 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	int gpu = J->d->probe != NULL;
 	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
+	double stop_below = jnum(o, "stop_below", 0); /* early rejection: speedup vs the seed */
+	int seed_w = -1;
+	for (int k = 0; k < nw; k++)
+		if (W[k].kid == K_SEED)
+			seed_w = k;
 	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	double arena_mb = jnum(o, "arena_mb", gpu ? 8192 : 256);
 	struct arrays A;
@@ -1093,6 +1098,37 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			break;
 		if (have < min_runs || (rounds + 1) % cycle != 0) /* stop only after whole cycles of orders */
 			continue;
+		/* Early rejection (ktime --stop-slower): far slower than the best
+		 * so far is settled long before the SEM target; the bound is a
+		 * factor, so the noise of the first batches cannot decide it. */
+		if (stop_below > 0 && seed_w > 0) {
+			double *c = malloc(W[0].n * sizeof *c), *s = malloc(W[seed_w].n * sizeof *s);
+			if (!c || !s) {
+				free(c);
+				free(s);
+				errf(e, "out of memory");
+				goto out;
+			}
+			memcpy(c, W[0].s, W[0].n * sizeof *c);
+			memcpy(s, W[seed_w].s, W[seed_w].n * sizeof *s);
+			double cm = median_of(c, W[0].n), sm = median_of(s, W[seed_w].n);
+			free(c);
+			free(s);
+			if (sm / cm < stop_below) {
+				char sz[256];
+				task_size_str(size, sz, sizeof sz);
+				*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_SLOW);
+				json_object_set_new(*fail_res, "slow",
+						    json_pack("{s:O, s:f, s:f, s:f, s:f, s:I}", "size", size, "speedup_vs_seed", sm / cm,
+							      "bound", stop_below, "candidate_median_us", cm * 1e6,
+							      "seed_median_us", sm * 1e6, "batches", (json_int_t)W[0].n));
+				json_object_set_new(*fail_res, "message",
+						    json_sprintf("far slower than the best: %.3fx the seed at size %s after %zu "
+								 "batches, below the bound %.3fx; timing stopped",
+								 sm / cm, sz, W[0].n, stop_below));
+				goto out;
+			}
+		}
 		int settled = 1;
 		for (int k = 0; k < nw; k++) {
 			struct stats st;

@@ -167,6 +167,6 @@ int rec_status_failed(const char *st)
 
 int rec_status_final(const char *st)
 {
-	static const char *const other[] = {ST_TIMED, ST_UNSUPPORTED, ST_GEN_ERROR, ST_INVALID, NULL};
+	static const char *const other[] = {ST_TIMED, ST_SLOW, ST_UNSUPPORTED, ST_GEN_ERROR, ST_INVALID, NULL};
 	return rec_status_failed(st) || in_list(st, other);
 }

@@ -33,6 +33,7 @@
 #define ST_TIMEOUT "timeout"
 #define ST_UNSUPPORTED "unsupported"
 #define ST_TIMED "timed"
+#define ST_SLOW "slow" /* verified, timing stopped early: far slower than the best (ktime --stop-slower) */
 
 /* A final status in which the candidate itself failed: compile_error,
  * wrong, crashed, timeout (the fix stage's input, the bandit's bad pull). */

@@ -12,7 +12,7 @@
 # takes one of them (setting evolve_shift to the words it used) and returns 0,
 # or returns 1 when OPT is not one of them.
 task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1
-generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0 max_pf=3
+generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0 max_pf=3 stop_slower=0.5
 prog=${0##*/}
 sel_opts=() gen_opts=()
 evolve_option() {
@@ -20,7 +20,8 @@ evolve_option() {
 	case $1 in
 	-q | --quiet) quiet=1; evolve_shift=1; return 0 ;;
 	--task | --backend | --generations | --population | --archive | --strategy | --seed | \
-		--provider | --generator | --model | --budget | --kselect-opt | --kgen-opt | --max-provider-failures)
+		--provider | --generator | --model | --budget | --kselect-opt | --kgen-opt | --max-provider-failures | \
+		--stop-slower)
 		[ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;
 	*) return 1 ;;
 	esac
@@ -38,6 +39,7 @@ evolve_option() {
 	--kselect-opt) sel_opts+=("$2") ;;
 	--kgen-opt) gen_opts+=("$2") ;;
 	--max-provider-failures) max_pf=$2 ;;
+	--stop-slower) stop_slower=$2 ;;
 	esac
 }
 
@@ -65,6 +67,11 @@ evolve_check_numbers() {
 		case $n in '' | *[!0-9]*) echo "$prog: '$n' is not a non-negative integer" >&2; exit 2 ;; esac
 	done
 	[ "$2" -ge 1 ] || { echo "$prog: --population must be at least 1" >&2; exit 2; }
+	case $stop_slower in
+	'' | *[!0-9.]* | *.*.* | .) echo "$prog: --stop-slower: '$stop_slower' is not a number from 0 to 1" >&2; exit 2 ;;
+	esac
+	awk -v f="$stop_slower" 'BEGIN { exit !(f <= 1) }' ||
+		{ echo "$prog: --stop-slower: $stop_slower is outside 0..1" >&2; exit 2; }
 }
 
 # evolve_dry_run CMD...: CMD (a tool with this run's options) on no input;
@@ -177,13 +184,33 @@ evolve_summary() {
 	printf '%s\n' "$out"
 }
 
-# Highest generation of this task/back end in the archive (-1: none); exit
-# status 4 (damaged) or 3 when the archive cannot be read completely.
-last_generation() {
+# evolve_read_state: from one read of the archive, last (the highest
+# generation of this task/back end, -1: none) and best (the best speedup over
+# the seed so far, 1 when there is none: ktime --best); exit status 4
+# (damaged) or 3 when the archive cannot be read completely.
+evolve_read_state() {
 	local s
-	[ -s "$archive" ] || { echo -1; return 0; }
+	last=-1 best=1
+	[ -s "$archive" ] || return 0
 	s=$(evolve_summary) || return
-	jq -r .last_generation <<<"$s"
+	last=$(jq -r .last_generation <<<"$s")
+	best=$(jq -r '.best.speedup_vs_seed // 1 | if . > 0 then . else 1 end' <<<"$s")
+}
+
+# The highest generation alone, printed (as evolve_read_state).
+last_generation() {
+	evolve_read_state || return
+	echo "$last"
+}
+
+# evolve_time_opts [PREFIX]: the generation's ktime options, early rejection
+# against the best so far, into the array gen_time (each after PREFIX, e.g.
+# --ktime-opt for spread.sh).
+evolve_time_opts() {
+	gen_time=()
+	[ "$stop_slower" = 0 ] && return 0
+	local o
+	for o in --stop-slower="$stop_slower" --best="$best"; do gen_time+=(${1:+"$1"} "$o"); done
 }
 
 # summary G: one line — generation G's statuses and the best so far; exit

@@ -28,7 +28,8 @@ usage: evolve-parallel.sh [options]
   --task NAME, --backend B, --generations G, --population P, --archive FILE,
   --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC,
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
-  --ktime-opt OPT, --max-provider-failures K, -q/--quiet  (see evolve.sh --help)
+  --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet
+                       (see evolve.sh --help)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
   --chunk N            candidates per job (default: 1)
@@ -94,7 +95,7 @@ mkdir -p "$work"
 
 status=0
 while :; do
-	last=$(last_generation) || exit
+	evolve_read_state || exit
 	# Work left by a generation that was appended but not cleaned up.
 	for d in "$work/$task-$backend-g"*; do
 		[ -d "$d" ] || continue
@@ -129,7 +130,9 @@ while :; do
 	fi
 	[ "$(cat "$gdir/model.rc" 2>/dev/null)" = 1 ] && status=1
 	set +e
-	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "$gdir/candidates.ndjson" 8>&-
+	evolve_time_opts --ktime-opt
+	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "${gen_time[@]}" \
+		"$gdir/candidates.ndjson" 8>&-
 	rc=$?
 	set -e
 	case $rc in

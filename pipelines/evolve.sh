@@ -29,6 +29,9 @@ usage: evolve.sh [options]
                        (default: $KSCI_PROVIDER or mutate; --generator is the same)
   --model M            model name for the provider (kgen --model)
   --budget SEC         ktime budget per benchmark size (default: ktime's)
+  --stop-slower F      stop timing a child whose speedup over the seed falls below F
+                       times the best so far: status slow (ktime --stop-slower;
+                       default: 0.5; 0: time every child in full)
   --kselect-opt OPT    extra option for kselect (repeatable); likewise
   --kgen-opt, --kcompile-opt, --kverify-opt, --ktime-opt
   --max-provider-failures K
@@ -85,8 +88,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 status=0
 while :; do
-	last=$(last_generation) || exit
+	evolve_read_state || exit
 	[ "$last" -ge "$gens" ] && break
+	evolve_time_opts ""
 	g=$((last + 1))
 	out="$tmp/gen.ndjson"
 	set +e
@@ -96,7 +100,7 @@ while :; do
 		kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" 8>&- |
 		kcompile "${comp_opts[@]}" 8>&- |
 		kverify "${ver_opts[@]}" 8>&- |
-		ktime "${time_opts[@]}" >"$out" 8>&-
+		ktime "${time_opts[@]}" "${gen_time[@]}" >"$out" 8>&-
 	rcs=("${PIPESTATUS[@]}")
 	set -e
 	worst=0

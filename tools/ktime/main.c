@@ -21,9 +21,11 @@ int main(int argc, char **argv)
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
 		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
+		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
+	double slower = 0, best = 1;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		int rc = eval_option(&o, ch, optarg, e);
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 				rc = opt_long("--processes", optarg, 0, 16, &v, e);
 				o.processes = (int)v;
 				break;
+			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
+			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
@@ -52,6 +56,7 @@ int main(int argc, char **argv)
 			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	o.stop_below = slower * best;
 	if (o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	o.copt.warn = tool_warn_cb; /* a compile-cache entry that fails its check */

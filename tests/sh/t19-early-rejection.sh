@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# t19-early-rejection: ktime --stop-slower stops timing a candidate that is
+# far slower than the best so far (status slow, time.slow), and the pipelines
+# pass it by default with the archive's best.  The bar is a factor (0.5 of
+# the best), and the candidates here are 8x slower or 50x short of it, so no
+# timing noise decides a check.
+. "$(dirname "$0")/lib.sh"
+skip_without_bwrap
+cd "$T" || exit 1
+seed=$ROOT/data/tasks/rowsum/seed.c
+rec() { jq -cn --arg id "$1" --rawfile s "$2" '{id: $id, task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}'; }
+# The seed's solve, done eight times over: right, and 8x slower.
+{ sed 's/^void solve(/static void once(/' "$seed"
+  printf 'void solve(const float* x, float* y, int rows, int cols)\n{\n\tfor (volatile int k = 0; k < 8; k++)\n\t\tonce(x, y, rows, cols);\n}\n'; } >slow.c
+{ rec slow slow.c; rec same "$seed"; } | kcompile | kverify >v.nd
+expect_eq "both verify" "verified verified" "$(jq -r .status v.nd | xargs)"
+
+ktime --budget 0.3 --stop-slower 0.5 <v.nd >t.nd 2>t.err
+expect_eq "--stop-slower 0.5: the 8x slower one is slow, the seed's copy timed" "slow timed" "$(jq -r .status t.nd | xargs)"
+ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.5 and .bound == 0.5 and
+	.candidate_median_us > .seed_median_us and .batches >= 10 and (.size | type) == "object"' t.nd
+ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.500x; timing stopped")' t.nd
+ok "slow: its remaining sizes were not timed (no sizes, no speedup)" jq -se '.[0].time | has("sizes") | not' t.nd
+ktime --budget 0.3 --stop-slower 0.5 --best 4 <v.nd >t4.nd 2>/dev/null
+expect_eq "--best 4: both below 0.5 x 4 = 2x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
+ktime --budget 0.3 <v.nd >t0.nd 2>/dev/null
+expect_eq "without --stop-slower: both timed in full" "timed timed" "$(jq -r .status t0.nd | xargs)"
+ok "without --stop-slower: the slow one measures below 0.5x the seed" jq -se '.[0].time.speedup_vs_seed < 0.5' t0.nd
+ktime --budget 0.3 --force <t.nd >tf.nd 2>/dev/null
+expect_eq "--force re-times a slow record" "timed timed" "$(jq -r .status tf.nd | xargs)"
+
+# --- the pipelines pass it, with the archive's best --------------------------
+# An archive whose best (a timed record, the seed's source) claims 100x the
+# seed: every child of the generation is far below 0.5 x 100.
+a=$T/run.ndjson.gz
+evolve.sh --task rowsum --generations 0 --population 2 --budget 0.05 --archive "$a" -q 2>/dev/null
+zcat "$a" | jq -c 'select(.generation == 0) | .id = "claims-100x" | .time.speedup_vs_seed = 100 | .time.speedup_vs_baseline = 100' |
+	karchive append "$a"
+evolve.sh --task rowsum --generations 1 --population 3 --budget 0.05 --archive "$a" -q 2>err
+expect_eq "evolve.sh: exit 0" 0 $?
+expect_eq "evolve.sh: every child of generation 1 verified and stopped as slow" "slow slow slow" \
+	"$(zcat "$a" | jq -r 'select(.generation == 1) | .status' | xargs)"
+ok "evolve.sh: the bound is 0.5 x the archive's best" \
+	jq -se 'map(select(.generation == 1) | .time.slow.bound == 50) | all' <(zcat "$a")
+b=$T/full.ndjson.gz
+zcat "$a" | jq -c 'select(.generation == 0)' | karchive append "$b"
+evolve.sh --task rowsum --generations 1 --population 3 --budget 0.05 --archive "$b" -q --stop-slower 0 2>/dev/null
+expect_eq "evolve.sh --stop-slower 0: every child timed in full" "timed timed timed" \
+	"$(zcat "$b" | jq -r 'select(.generation == 1) | .status' | xargs)"
+evolve.sh --task rowsum --generations 2 --archive "$b" --stop-slower 1.5 2>err
+expect_eq "evolve.sh --stop-slower 1.5: usage error, exit 2" "2|evolve.sh: --stop-slower: 1.5 is outside 0..1" "$?|$(cat err)"
+
+done_testing
