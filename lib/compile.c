@@ -118,7 +118,20 @@ static int build_argv(const char *backend, const char *wrapper, const json_t *li
 					       "-Rpass-analysis=kernel-resource-usage", NULL};
 	if (strcmp(backend, "cuda") == 0) {
 		const char *a = o->cuda_arch ? o->cuda_arch : env_or("KSCI_CUDA_ARCH", "sm_90a");
-		snprintf(arch, sizeof arch, "-arch=%s", a);
+		/* Machine code for the one architecture and no PTX beside it: PTX
+		 * for sm_90a cannot run anywhere else, and building it cost nvcc
+		 * 23 % of its CPU time on the seeds (bench/nvcc-flags.sh,
+		 * docs/gpu.md). */
+		static char gencode[96];
+		if (strncmp(a, "sm_", 3) == 0 && strlen(a) < 40) {
+			snprintf(gencode, sizeof gencode, "arch=compute_%s,code=%s", a + 3, a);
+			argv[n++] = "-gencode";
+			json_array_append_new(flags, json_string("-gencode"));
+			argv[n++] = gencode;
+			json_array_append_new(flags, json_string(gencode));
+			arch[0] = '\0';
+		} else
+			snprintf(arch, sizeof arch, "-arch=%s", a);
 		fl = cuflags;
 	} else if (strcmp(backend, "hip") == 0) {
 		const char *a = o->hip_arch ? o->hip_arch : env_or("KSCI_HIP_ARCH", "gfx90a");
