@@ -29,6 +29,10 @@ usage: evolve.sh [options]
                        (default: $KSCI_PROVIDER or mutate; --generator is the same)
   --model M            model name for the provider (kgen --model)
   --budget SEC         ktime budget per benchmark size (default: ktime's)
+  --max-fix N          model providers: fix rounds per generation — children that came
+                       out compile_error, wrong, crashed or timeout go through
+                       kgen --stage fix | kcompile | kverify | ktime, and the fixed
+                       children that fail again, up to N rounds (default: 2; 0: none)
   --stop-slower F      stop timing a child whose speedup over the seed falls below F
                        times the best so far: status slow (ktime --stop-slower;
                        default: 0.5; 0: time every child in full)
@@ -51,7 +55,7 @@ USAGE
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=evolve-lib.sh
 . "$here/evolve-lib.sh"
-comp_opts=() ver_opts=() time_opts=()
+comp_opts=() ver_opts=() time_opts=() max_fix=2
 while [ $# -gt 0 ]; do
 	if evolve_option "$@"; then
 		shift "$evolve_shift"
@@ -61,12 +65,13 @@ while [ $# -gt 0 ]; do
 	--kcompile-opt) comp_opts+=("$2"); shift ;;
 	--kverify-opt) ver_opts+=("$2"); shift ;;
 	--ktime-opt) time_opts+=("$2"); shift ;;
+	--max-fix) [ $# -ge 2 ] || { echo "evolve.sh: --max-fix needs a value" >&2; exit 2; }; max_fix=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "evolve.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf"
+evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf" "$max_fix"
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
@@ -74,10 +79,10 @@ evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf"
 evolve_find_tools evolve.sh kselect kgen kcompile kverify ktime karchive jq gzip flock
 evolve_dry_run kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
 	--seed "$seed" "${sel_opts[@]}" /dev/null
-evolve_dry_run kgen --provider "$generator" --seed "$seed" "${gen_opts[@]}"
+evolve_dry_run kgen --provider "$generator" --seed "$seed" --max-fix "$max_fix" "${gen_opts[@]}"
 evolve_dry_run kcompile "${comp_opts[@]}"
 evolve_dry_run kverify "${ver_opts[@]}"
-evolve_dry_run ktime "${time_opts[@]}"
+evolve_dry_run ktime "${time_opts[@]}" --stop-slower "$stop_slower"
 
 evolve_run_lock
 evolve_check_archive 1
@@ -85,6 +90,43 @@ evolve_check_archive 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX") || { echo "evolve.sh: cannot make a temporary directory in ${TMPDIR:-/tmp}" >&2; exit 3; }
 trap 'rm -rf "$tmp"' EXIT
 
+
+# fix_pass G: the fix rounds of generation G (the records in $out).  Each
+# round takes the children of the round before (first: the generation) that
+# failed for their own sake (not a transient compile failure of the
+# machine), asks kgen --stage fix for a corrected child of each, and sends
+# those through the stages; kgen passes each failed record on unchanged
+# before its child, so only records whose id is new are kept, appended to
+# $out, as generation G (kgen numbers a child one past its parent).  kgen's own --max-fix bounds the fixes in a row in a lineage, across
+# generations.  Status: 0, 3 a stage failed fatally, 6 the provider policy.
+fix_pass() {
+	local g=$1 r batch=$tmp/fix-batch.ndjson fixed=$tmp/fix-out.ndjson
+	cp "$out" "$batch"
+	for ((r = 1; r <= max_fix; r++)); do
+		jq -c 'select((.status | IN("compile_error", "wrong", "crashed", "timeout")) and
+			(.compile.transient // false | not))' "$batch" >"$tmp/fix-in.ndjson"
+		[ -s "$tmp/fix-in.ndjson" ] || return 0
+		set +e
+		kgen --provider "$generator" --stage fix --max-fix "$max_fix" --seed "$((seed + g))" \
+			--archive "$archive" "${gen_opts[@]}" <"$tmp/fix-in.ndjson" 8>&- |
+			kcompile "${comp_opts[@]}" 8>&- |
+			kverify "${ver_opts[@]}" 8>&- |
+			ktime "${time_opts[@]}" "${gen_time[@]}" >"$fixed" 8>&-
+		local rcs=("${PIPESTATUS[@]}") rc worst=0
+		set -e
+		for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+		if [ "$worst" -ge 2 ]; then
+			echo "evolve.sh: generation $g: fix round $r failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
+			return 3
+		fi
+		[ "$worst" = 1 ] && status=1
+		jq -c --slurpfile old "$out" --argjson g "$g" \
+			'($old | map(.id)) as $ids | select(.id as $i | $ids | index($i) | not) | .generation = $g' \
+			"$fixed" >"$batch"
+		evolve_provider_policy "$batch" "$g" || return
+		cat "$batch" >>"$out"
+	done
+}
 
 status=0
 while :; do
@@ -115,6 +157,7 @@ while :; do
 		exit 3
 	fi
 	evolve_provider_policy "$out" "$g" || exit
+	if [ "$max_fix" -gt 0 ] && [ "$generator" != mutate ]; then fix_pass "$g" || exit; fi
 	# One gzip member per generation through karchive append: every line
 	# checked to read back the same (else nothing is appended), the member
 	# written in one go under ARCHIVE.lock and fsynced, a failed write cut
