@@ -182,6 +182,8 @@ void llm_cache_key(const struct llm_config *c, const char *system, const char *p
 {
 	json_t *k = json_pack("{s:s, s:s, s:s, s:o}", "model", c->model ? c->model : "", "system", system ? system : "",
 			      "prompt", prompt, "params", params_json(c));
+	if (c->sample)
+		json_object_set_new(k, "sample", json_string(c->sample));
 	json_to_key(k, out);
 	json_decref(k);
 }

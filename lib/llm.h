@@ -38,6 +38,11 @@ struct llm_config {
 	 * answers by exact prompt first; when the prompt differs (it holds fresh
 	 * timings after a re-run), by this tag, in recorded order. */
 	const char *replay_key;
+	/* The sample this call is for (a child's own seed), part of the cache
+	 * key, so that two children asking the same prompt each get an answer
+	 * of their own instead of the first one's again; NULL for a call that
+	 * children share (the plan). */
+	const char *sample;
 	double temperature;   /* < 0: not sent */
 	long max_tokens;      /* <= 0: 4096 */
 	/* openai: 0 chooses max_completion_tokens for o1/o3/o4/gpt-5 models and

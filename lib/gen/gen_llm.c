@@ -152,6 +152,14 @@ static int ask(struct job *j, const char *name, json_t *vars, struct llm_reply *
 		 (long long)json_integer_value(json_object_get(j->req, "child")));
 	struct llm_config cfg = j->sc->llm;
 	cfg.replay_key = tag;
+	/* Writes and fixes are each child's own (its seed, distinct per child,
+	 * docs/record.md); the plan is shared by a request's children. */
+	char sample[64];
+	json_t *cseed = json_object_get(json_object_get(j->req, "strategy"), "seed");
+	if (strcmp(name, "plan.txt") != 0 && json_is_integer(cseed)) {
+		snprintf(sample, sizeof sample, "%lld", (long long)json_integer_value(cseed));
+		cfg.sample = sample;
+	}
 	int rc = llm_complete(&cfg, sys, p, r, e);
 	free(sys);
 	free(p);

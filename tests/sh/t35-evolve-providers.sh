@@ -9,7 +9,8 @@ start_mock_llm
 run() {
 	local a=$1 p=$2
 	shift 2
-	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" \
+	# --stop-slower 0: the children are timed in full whatever their speed (t19 tests early rejection)
+	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" --stop-slower 0 \
 		--provider "$p" --kgen-opt --transcript --kgen-opt "$T/$p.tr.gz" "$@" >"$T/$p.out" 2>"$T/$p.err"
 }
 final='select(.status | IN("timed","compile_error","wrong","crashed","timeout","gen_error","invalid") | not)'

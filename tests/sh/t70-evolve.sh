@@ -15,7 +15,7 @@ expect_eq "re-running continues with generation 2 only" "0 1 1 1 1 2 2 2 2" "$(g
 run --generations 2 >"$T/out3" 2>&1
 expect_eq "re-running a finished run adds nothing" 9 "$(gzip -dc "$a" | wc -l)"
 expect_eq "every record has a final status" "" \
-	"$(gzip -dc "$a" | jq -r 'select(.status | IN("timed","compile_error","wrong","crashed","timeout","unsupported","gen_error","invalid") | not) | .id')"
+	"$(gzip -dc "$a" | jq -r 'select(.status | IN("timed","slow","compile_error","wrong","crashed","timeout","unsupported","gen_error","invalid") | not) | .id')"
 expect_eq "ids are unique" 9 "$(gzip -dc "$a" | jq -r .id | sort -u | wc -l)"
 expect_eq "children name their parents and knob changes" "true true true true" "$(gzip -dc "$a" | jq 'select(.generation == 1) | (.parents | length) >= 1 and (.origin.changes | length) >= 1' | xargs)"
 best=$(gzip -dc "$a" | jq -s 'map(select(.status == "timed") | .time.speedup_vs_seed) | max')

@@ -94,7 +94,7 @@ expect_eq "... and it comes back invalid" invalid "$(jq -r .status "$T/out4")"
 
 # Reprocessing: a real archive re-verified and re-timed into a new one.
 old=$T/old.ndjson.gz
-evolve.sh --task stencil2d --population 3 --generations 1 --budget 0.01 --archive "$old" -q \
+evolve.sh --task stencil2d --population 3 --generations 1 --budget 0.01 --archive "$old" -q --stop-slower 0 \
 	--ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 >/dev/null 2>&1
 printf '{"status":"gen_error","task":"stencil2d","backend":"c","generation":1,"gen":{"ok":false,"status":"exhausted"}}\n' |
 	archive-append.sh "$old"

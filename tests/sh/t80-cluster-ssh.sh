@@ -19,7 +19,7 @@ ok "host B answers over ssh" cluster_on B true
 a=$T/run/matmul.ndjson.gz
 export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=1 CLUSTER_SLEEP=0 CLUSTER_HOLD=
 run() {
-	evolve-parallel.sh --task matmul --population 8 --seed 3 --archive "$a" --quiet \
+	evolve-parallel.sh --task matmul --population 8 --seed 3 --archive "$a" --quiet --stop-slower 0 \
 		-S "2/$SSH_A" -S "2/$SSH_B" --retries 3 \
 		--stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
 		--env KSCIBIN --env KSCI_TASKS --env KSCI_CACHE --env CLUSTER_LOG --env CLUSTER_RUN --env CLUSTER_SLEEP --env CLUSTER_HOLD \
