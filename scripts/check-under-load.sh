@@ -19,15 +19,16 @@ for _ in $(seq "$(nproc)"); do
 done
 # shellcheck disable=SC2086 # a list of pids
 trap 'kill $loops 2>/dev/null' EXIT
-echo "commit $commit, $(nproc) busy loops, $n runs"
+echo "from commit $commit on, $(nproc) busy loops, $n runs"
 bad=0
 for i in $(seq "$n"); do
 	d=$(mktemp -d "${TMPDIR:-/tmp}/ksci-clone.XXXXXX")
 	git clone -q "$src" "$d/ksci"
+	c=$(git -C "$d/ksci" rev-parse --short HEAD) # each run tests HEAD as it is when the run starts
 	t0=$(date +%s)
 	(cd "$d/ksci" && sh .ci/run) >"$logs/run$i.log" 2>&1
 	rc=$?
-	echo "run $i: exit $rc, $(tail -n 2 "$logs/run$i.log" | grep -E 'passed, [0-9]+ failed' || echo 'no summary'), $(($(date +%s) - t0)) s"
+	echo "run $i (commit $c): exit $rc, $(tail -n 2 "$logs/run$i.log" | grep -E 'passed, [0-9]+ failed' || echo 'no summary'), $(($(date +%s) - t0)) s"
 	[ "$rc" = 0 ] || bad=1
 	rm -rf "$d"
 done
