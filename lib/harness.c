@@ -1102,18 +1102,12 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		 * so far is settled long before the SEM target; the bound is a
 		 * factor, so the noise of the first batches cannot decide it. */
 		if (stop_below > 0 && seed_w > 0) {
-			double *c = malloc(W[0].n * sizeof *c), *s = malloc(W[seed_w].n * sizeof *s);
-			if (!c || !s) {
-				free(c);
-				free(s);
+			struct stats cs, ss;
+			if (stats_summarize(W[0].s, W[0].n, &cs) < 0 || stats_summarize(W[seed_w].s, W[seed_w].n, &ss) < 0) {
 				errf(e, "out of memory");
 				goto out;
 			}
-			memcpy(c, W[0].s, W[0].n * sizeof *c);
-			memcpy(s, W[seed_w].s, W[seed_w].n * sizeof *s);
-			double cm = median_of(c, W[0].n), sm = median_of(s, W[seed_w].n);
-			free(c);
-			free(s);
+			double cm = cs.median, sm = ss.median;
 			if (sm / cm < stop_below) {
 				char sz[256];
 				task_size_str(size, sz, sizeof sz);
