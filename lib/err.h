@@ -10,6 +10,7 @@
 #ifndef KSCI_ERR_H
 #define KSCI_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Exit codes shared by all tools (docs/exit-codes.md). */
@@ -26,6 +27,10 @@ enum ksci_exit {
 
 void err_init(const char *argv0);
 const char *err_prog(void);
+/* "prog: WHERE: msg[: strerror(errno)]\n" on stderr (no "WHERE: " when
+ * where is NULL), as one write(2) so that the lines of processes sharing
+ * stderr never run into each other; a line over 4 KiB is cut, marked. */
+void err_vsay(const char *where, const char *fmt, va_list ap, int with_errno);
 /* "prog: msg\n" on stderr. */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: msg: strerror(errno)\n" on stderr. */

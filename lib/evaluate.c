@@ -12,6 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -121,11 +127,224 @@ static json_t *find_result(const char *out, const char *nonce)
 	return r;
 }
 
+/* One GPU, one judge at work: kverify's checks of the next record ran on the
+ * GPU while ktime timed this one (a pipe runs its stages at once), and the
+ * timing cross-check called 2 of 64 honest softmax children on an H100
+ * `wrong` for it (docs/gpu.md).  Every GPU job holds an exclusive flock on
+ * a file named after the device, in $KSCI_GPU_LOCK_DIR (default /tmp, which
+ * every process of the host shares), for the whole job; *waited: seconds it
+ * waited.  The fd to close, or -1 where no lock could be made (said once). */
+static int gpu_lock(double *waited)
+{
+	const char *dir = getenv("KSCI_GPU_LOCK_DIR"), *vis = getenv("CUDA_VISIBLE_DEVICES"),
+		   *dev = getenv("KSCI_CUDA_DEVICE");
+	char name[256], p[PATH_MAX];
+	/* The device: entry KSCI_CUDA_DEVICE (default 0) of CUDA_VISIBLE_DEVICES, else that index. */
+	long idx = dev && *dev ? strtol(dev, NULL, 10) : 0;
+	snprintf(name, sizeof name, "%ld", idx);
+	if (vis && *vis) {
+		const char *q = vis;
+		for (long i = 0; i < idx && q; i++)
+			if ((q = strchr(q, ',')))
+				q++;
+		if (q && *q)
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(q, ","), q);
+	}
+	for (char *c = name; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '-'))
+			*c = '_';
+	snprintf(p, sizeof p, "%s/ksci-gpu-%s.lock", dir && *dir ? dir : "/tmp", name);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	static int said;
+	if (fd < 0) {
+		if (!said++)
+			fprintf(stderr, "ksci: cannot open the GPU lock %s: %s; timing without it\n", p, strerror(errno));
+		return -1;
+	}
+	double t0 = proc_now();
+	while (flock(fd, LOCK_EX) != 0)
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	*waited = proc_now() - t0;
+	return fd;
+}
+
+/* The judge's jail: the argv that runs prog (the harness) with what it may
+ * see — itself, the kernels' objects (paths[0..n), NULL skipped) and the
+ * task, read-only; on a GPU also the device-facts cache, read-write, so the
+ * measured peaks survive the run (a kernel could rewrite them: they only
+ * feed "% of peak", never a speedup or a verdict).  NULL: out of memory. */
+static char **judge_argv(const struct eval_opts *o, char **prog, const char *const *paths, int n, int gpu)
+{
+	char devcache[PATH_MAX] = "", cacheroot[PATH_MAX + 16] = "", de[ERRBUF];
+	if (gpu && cache_dir("device", devcache, sizeof devcache, de) == 0) {
+		snprintf(cacheroot, sizeof cacheroot, "KSCI_CACHE=%.*s", (int)(strrchr(devcache, '/') - devcache),
+			 devcache);
+	}
+	const char *cudadev = getenv("KSCI_CUDA_DEVICE"), *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char env_dev[256] = "", env_vis[256] = "";
+	if (cudadev)
+		snprintf(env_dev, sizeof env_dev, "KSCI_CUDA_DEVICE=%s", cudadev);
+	if (visible)
+		snprintf(env_vis, sizeof env_vis, "CUDA_VISIBLE_DEVICES=%s", visible);
+	const char *env[] = {cacheroot, env_dev, env_vis, NULL}; /* "" (unset) is skipped */
+	struct sbx_bind binds[8] = {{prog[0], 0}};
+	int nb = 1;
+	for (int i = 0; i < n && nb < 6; i++)
+		binds[nb++] = (struct sbx_bind){paths[i], 0};
+	binds[nb++] = (struct sbx_bind){task_root(), 0};
+	binds[nb++] = (struct sbx_bind){devcache[0] ? devcache : NULL, 1};
+	return sbx_argv(&o->sbx, prog, binds, nb, gpu, env, NULL);
+}
+
+/*
+ * The long-lived judge (docs/harness.md): one `kharness --serve` per back
+ * end for the tool's whole run, in one jail, fed one job per record.  The
+ * jail is made once, so the objects a job names cannot be bound into it
+ * one by one: they are linked (or copied) into a stage directory of this
+ * run's, bound read-only, named by their compile-cache key (a hash of what
+ * they were built from) — a task's objects once, a candidate's for its job.
+ */
+struct judge {
+	struct proc_srv srv;
+	int pid;   /* the running judge's, for the record */
+	long jobs; /* jobs the running judge answered */
+	long starts;
+};
+static struct judge judges[2]; /* [0] c, [1] cuda */
+static char stage_dir[PATH_MAX];
+
+/* so's copy in the stage directory, in out (PATH_MAX). */
+static int stage(const char *so, char *out, char *e)
+{
+	if (!stage_dir[0]) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(stage_dir, sizeof stage_dir, "%s/ksci-judge.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(stage_dir)) {
+			int er = errno;
+			stage_dir[0] = '\0';
+			return errf(e, "cannot make the judge's stage directory: %s", strerror(er));
+		}
+		chmod(stage_dir, 0755);
+	}
+	/* .../<key>/out.so: the key names it */
+	const char *end = strrchr(so, '/'), *beg = end;
+	while (beg && beg > so && beg[-1] != '/')
+		beg--;
+	if (!end || end == beg)
+		return errf(e, "%s: not a compile-cache object", so);
+	snprintf(out, PATH_MAX, "%s/%.*s.so", stage_dir, (int)(end - beg), beg);
+	if (access(out, R_OK) == 0 || link(so, out) == 0)
+		return 0;
+	char *data;
+	size_t len;
+	if (file_read(so, &data, &len, e) < 0)
+		return -1;
+	int rc = file_write_atomic(out, data, len, e);
+	free(data);
+	if (rc == 0)
+		chmod(out, 0644);
+	return rc;
+}
+
+/* One job on the back end's judge, started (or restarted) as needed.  A
+ * judge that dies between jobs (killed from outside while idle), or in a job
+ * without having been asked to stop, is replaced and the job asked again,
+ * once: a killed judge loses no record.  Returns as proc_run. */
+static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *harness, int gpu, const char *jtext,
+		     const char *nonce, struct proc_result *r, char *e)
+{
+	char om[80], em[80];
+	snprintf(om, sizeof om, "KSCI-RESULT %s ", nonce);
+	snprintf(em, sizeof em, "KSCI-LOG-END %s", nonce);
+	size_t n = strlen(jtext);
+	char *line = malloc(n + 2);
+	if (!line)
+		return errf(e, "out of memory");
+	memcpy(line, jtext, n);
+	line[n] = '\n', line[n + 1] = '\0';
+	int rc = -1;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!jd->srv.pid) {
+			char *prog[] = {(char *)harness, "--serve", NULL};
+			const char *objs[] = {stage_dir};
+			char **argv = judge_argv(o, prog, objs, 1, gpu);
+			struct proc_limits lim = {.mem_mb = gpu ? 0 : o->mem_mb, .no_network = 1};
+			rc = argv ? proc_srv_start(&jd->srv, argv, "/tmp", &lim, e) : errf(e, "out of memory");
+			sbx_argv_free(argv);
+			if (rc < 0)
+				break;
+			jd->pid = jd->srv.pid, jd->jobs = 0, jd->starts++;
+		}
+		rc = proc_srv_ask(&jd->srv, line, n + 1, om, em, o->timeout_s, 1 << 20, r, e);
+		if (rc == 0) {
+			jd->jobs++;
+			/* A job that did not end ok, wrong, slow or unsupported
+			 * ends its judge too (kharness --serve leaves). */
+			json_t *res = find_result(r->out, nonce);
+			if (!rec_judge_goes_on(json_string_value(json_object_get(res, "status"))))
+				proc_srv_stop(&jd->srv);
+			json_decref(res);
+			/* the end mark is not part of the log */
+			size_t ml = strlen(em);
+			if (r->err_len > ml) {
+				char *p = r->err + r->err_len - 1;
+				while (p > r->err && p[-1] != '\n')
+					p--;
+				if (strncmp(p, em, ml) == 0)
+					*p = '\0', r->err_len = (size_t)(p - r->err);
+			}
+			break;
+		}
+		if (rc < 0)
+			break;
+		/* It ended.  Killed by a signal it did not ask for, or gone with
+		 * nothing said: not the job's doing; once more on a fresh one. */
+		sbx_result(&o->sbx, r);
+		json_t *said = find_result(r->out, nonce);
+		int unasked = !r->timed_out && !said && (r->signaled || r->out_len == 0);
+		json_decref(said);
+		jd->jobs++;
+		if (attempt == 0 && unasked) {
+			fprintf(stderr, "%s: the judge (pid %d) %s; starting another for this record\n",
+				strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime", jd->pid,
+				r->signaled ? "was killed" : "left");
+			proc_result_free(r);
+			continue;
+		}
+		break;
+	}
+	free(line);
+	return rc < 0 ? -1 : 0;
+}
+
+void eval_finish(void)
+{
+	for (int i = 0; i < 2; i++)
+		proc_srv_stop(&judges[i].srv);
+	if (!stage_dir[0])
+		return;
+	DIR *d = opendir(stage_dir);
+	struct dirent *de;
+	char p[PATH_MAX + 256];
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(p, sizeof p, "%s/%s", stage_dir, de->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(stage_dir);
+	stage_dir[0] = '\0';
+}
+
 int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 {
 	static char m[ERRBUF + 64];
 	char e[ERRBUF] = "";
-	const char *stage = strcmp(o->mode, "verify") == 0 ? "verify" : "time";
+	const char *stage_name = strcmp(o->mode, "verify") == 0 ? "verify" : "time";
 	*msg = NULL;
 	if (!wants(o, rec_str(rec, "status")))
 		return 0;
@@ -133,39 +352,39 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	const char *miss = rec_missing_str(rec, need);
 	if (miss) {
 		snprintf(m, sizeof m, "missing field \"%s\"", miss);
-		rec_invalid(rec, stage, 0, m);
+		rec_invalid(rec, stage_name, 0, m);
 		*msg = m;
 		return 1;
 	}
 	const char *backend = rec_str(rec, "backend");
 	if (!task_backend_ok(backend)) {
 		snprintf(m, sizeof m, "unknown backend \"%s\" (c, cuda or hip)", backend);
-		rec_invalid(rec, stage, 0, m);
+		rec_invalid(rec, stage_name, 0, m);
 		*msg = m;
 		return 1;
 	}
 	const struct task *t = task_get(NULL, rec_str(rec, "task"), e);
 	if (!t) {
 		snprintf(m, sizeof m, "%s", e);
-		rec_invalid(rec, stage, 0, m);
+		rec_invalid(rec, stage_name, 0, m);
 		*msg = m;
 		return 1;
 	}
 	double t0 = proc_now();
 	char harness[PATH_MAX];
 	if (strcmp(backend, "hip") == 0) {
-		rec_fail(rec, stage, ST_UNSUPPORTED, ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
+		rec_fail(rec, stage_name, ST_UNSUPPORTED, ST_UNSUPPORTED, "unsupported: no HIP device (ksci runs hip candidates only where an AMD GPU and ROCm runtime are present)");
 		return 0;
 	}
 	if (eval_harness_path(backend, harness, sizeof harness) < 0) {
 		snprintf(m, sizeof m, "unsupported: no harness for backend %s (%s not built)", backend, harness);
-		rec_fail(rec, stage, ST_UNSUPPORTED, ST_UNSUPPORTED, m);
+		rec_fail(rec, stage_name, ST_UNSUPPORTED, ST_UNSUPPORTED, m);
 		return 0;
 	}
 	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX], refdev[PATH_MAX];
 	if (compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e) < 0 ||
 	    compile_role(t, backend, "reference", NULL, o, ref, e) < 0) {
-		rec_fail(rec, stage, "error", ST_CRASHED, e);
+		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
@@ -176,7 +395,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	int have_refdev = 0;
 	if (strcmp(backend, "c") != 0 && json_object_get(t->json, rrole)) {
 		if (compile_role(t, backend, rrole, NULL, o, refdev, e) < 0) {
-			rec_fail(rec, stage, "error", ST_CRASHED, e);
+			rec_fail(rec, stage_name, "error", ST_CRASHED, e);
 			snprintf(m, sizeof m, "%s", e);
 			*msg = m;
 			return 1;
@@ -201,15 +420,27 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		uint64_t s = o->seed ? o->seed + (uint64_t)i : rng_os_seed();
 		json_array_append_new(seeds, json_integer((json_int_t)(s & ((1ULL << 53) - 1))));
 	}
+	int gpu = strcmp(backend, "c") != 0;
+	struct judge *jd = o->fresh_judge ? NULL : &judges[gpu];
+	/* The long-lived judge sees the objects in its stage directory. */
+	char s_cand[PATH_MAX], s_ref[PATH_MAX], s_base[PATH_MAX], s_seed[PATH_MAX], s_refdev[PATH_MAX];
+	if (jd && (stage(cand, s_cand, e) < 0 || stage(ref, s_ref, e) < 0 || (have_base && stage(base, s_base, e) < 0) ||
+		   (have_seed && stage(seedso, s_seed, e) < 0) || (have_refdev && stage(refdev, s_refdev, e) < 0))) {
+		json_decref(seeds);
+		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
+		snprintf(m, sizeof m, "%s", e);
+		*msg = m;
+		return 1;
+	}
 	json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "mode", o->mode, "task", t->name,
-				"tasks_root", task_root(), "backend", backend, "candidate", cand, "reference", ref,
-				"nonce", nonce, "seeds", seeds);
+				"tasks_root", task_root(), "backend", backend, "candidate", jd ? s_cand : cand,
+				"reference", jd ? s_ref : ref, "nonce", nonce, "seeds", seeds);
 	if (have_base)
-		json_object_set_new(job, "baseline", json_string(base));
+		json_object_set_new(job, "baseline", json_string(jd ? s_base : base));
 	if (have_seed)
-		json_object_set_new(job, "seed", json_string(seedso));
+		json_object_set_new(job, "seed", json_string(jd ? s_seed : seedso));
 	if (have_refdev)
-		json_object_set_new(job, "reference_dev", json_string(refdev));
+		json_object_set_new(job, "reference_dev", json_string(jd ? s_refdev : refdev));
 	if (cand_compiler[0])
 		json_object_set_new(job, "compiler", json_string(cand_compiler));
 	if (o->sizes)
@@ -222,6 +453,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "batch_s", json_real(o->batch_s));
 	if (o->stop_below > 0)
 		json_object_set_new(job, "stop_below", json_real(o->stop_below));
+	if (jd && o->anchor_every > 0)
+		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
 	if (o->min_runs > 0)
@@ -240,46 +473,38 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	if (dump && *dump) {
 		char de[ERRBUF];
 		if (file_write_atomic(dump, jtext, strlen(jtext), de) < 0)
-			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage, de);
+			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage_name, de);
 	}
+	struct proc_result r;
+	int rc;
+	double waited = 0;
+	int lock = gpu ? gpu_lock(&waited) : -1;
+	if (jd) {
+		rc = judge_ask(jd, o, harness, gpu, jtext, nonce, &r, e);
+		free(jtext);
+		/* The candidate's object leaves the stage with its job (a task's
+		 * stays for the next). */
+		if (strcmp(s_cand, s_ref) != 0 && (!have_base || strcmp(s_cand, s_base) != 0) &&
+		    (!have_seed || strcmp(s_cand, s_seed) != 0))
+			unlink(s_cand);
+		goto answered;
+	}
+	const char *objs[] = {cand, ref, have_base ? base : NULL, have_seed ? seedso : NULL, have_refdev ? refdev : NULL};
 	char *prog[] = {harness, NULL};
-	int gpu = strcmp(backend, "c") != 0;
-	/* What the harness may see: itself, the kernels' objects and the task,
-	 * read-only; on a GPU also the device-facts cache, read-write, so the
-	 * measured peaks survive the run (a kernel could rewrite them: they
-	 * only feed "% of peak", never a speedup or a verdict). */
-	char devcache[PATH_MAX] = "", cacheroot[PATH_MAX + 16] = "", de[ERRBUF];
-	if (gpu && cache_dir("device", devcache, sizeof devcache, de) == 0) {
-		snprintf(cacheroot, sizeof cacheroot, "KSCI_CACHE=%.*s", (int)(strrchr(devcache, '/') - devcache),
-			 devcache);
-	}
-	const char *cudadev = getenv("KSCI_CUDA_DEVICE"), *visible = getenv("CUDA_VISIBLE_DEVICES");
-	char env_dev[256] = "", env_vis[256] = "";
-	if (cudadev)
-		snprintf(env_dev, sizeof env_dev, "KSCI_CUDA_DEVICE=%s", cudadev);
-	if (visible)
-		snprintf(env_vis, sizeof env_vis, "CUDA_VISIBLE_DEVICES=%s", visible);
-	const char *env[] = {cacheroot, env_dev, env_vis, NULL}; /* "" (unset) is skipped */
-	struct sbx_bind binds[] = {{harness, 0},
-				   {cand, 0},
-				   {ref, 0},
-				   {have_base ? base : NULL, 0},
-				   {have_seed ? seedso : NULL, 0},
-				   {have_refdev ? refdev : NULL, 0},
-				   {task_root(), 0},
-				   {devcache[0] ? devcache : NULL, 1}};
-	char **argv = sbx_argv(&o->sbx, prog, binds, (int)(sizeof binds / sizeof *binds), gpu, env, NULL);
-	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = strcmp(backend, "c") == 0 ? o->mem_mb : 0,
-				  .capture = 1 << 20, .no_network = 1};
+	char **argv = judge_argv(o, prog, objs, 5, gpu);
+	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = gpu ? 0 : o->mem_mb, .capture = 1 << 20,
+				  .no_network = 1};
 	/* No file-size limit on the judge: its arena is a memfd, which the limit
 	 * counts; each child it starts gets its own (lib/judge/kid.h). */
-	struct proc_result r;
-	int rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
+	rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
 	sbx_argv_free(argv);
 	free(jtext);
+answered:
+	if (lock >= 0)
+		close(lock);
 	if (rc < 0) {
 		json_decref(seeds);
-		rec_fail(rec, stage, "error", ST_CRASHED, e);
+		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
@@ -304,11 +529,18 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	json_object_set_new(res, "seconds", json_real(proc_now() - t0));
 	json_object_set_new(res, "seeds", seeds);
 	json_object_set_new(res, "sandbox", json_string(sbx_name(&o->sbx)));
+	if (gpu)
+		json_object_set_new(res, "gpu_wait_s", json_real(waited));
+	if (jd)
+		json_object_set_new(res, "judge", json_pack("{s:s, s:i, s:i, s:i}", "kind", "long-lived", "pid", jd->pid,
+							     "job", (int)jd->jobs, "started", (int)jd->starts));
+	else
+		json_object_set_new(res, "judge", json_pack("{s:s}", "kind", "fresh"));
 	if (r.err_len)
 		rec_set_log(res, "log", r.err, r.err_len);
 	const char *st = json_string_value(json_object_get(res, "status"));
 	rec_set_status(rec, top_status(o->mode, st ? st : ST_CRASHED));
-	json_object_set_new(rec, stage, res);
+	json_object_set_new(rec, stage_name, res);
 	proc_result_free(&r);
 	return 0;
 }
@@ -340,6 +572,7 @@ int eval_option(struct eval_opts *o, int ch, const char *arg, char *e)
 	case 's': return opt_u64("--seed", arg, &o->seed, e) < 0 ? -1 : 1;
 	case 'T': setenv("KSCI_TASKS", arg, 1); return 1;
 	case 'U': o->unsafe_no_sandbox = 1; return 1;
+	case 'F': o->fresh_judge = 1; return 1;
 	default: return 0;
 	}
 }

@@ -30,8 +30,10 @@ struct eval_opts {
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */
 	double stop_below;    /* time: stop a candidate whose speedup vs the seed falls below this (0: never) */
+	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one) */
 	int force;            /* redo records already past this stage */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
+	int fresh_judge;      /* a new judge process for every record (default: one long-lived judge per back end) */
 	struct compile_opts copt;
 	struct sbx sbx;       /* set by eval_init */
 };
@@ -40,13 +42,16 @@ struct eval_opts {
  * -1 + errbuf when bubblewrap cannot run here and the user did not pass
  * --unsafe-no-sandbox: the tool then refuses to start. */
 int eval_init(struct eval_opts *o, char *errbuf);
+/* After the last record: stop the long-lived judges and remove their stage
+ * directory (lib/evaluate.c). */
+void eval_finish(void);
 
 /* Process one record.  Returns 0 when the record went through (whatever the
  * candidate did), 1 when the record itself was bad (it is marked invalid);
  * *msg (static) then says why, for the tool's warning. */
 int eval_record(json_t *rec, const struct eval_opts *o, const char **msg);
 /* The options kverify and ktime share, by their getopt letters: f --force,
- * t --timeout, m --mem, s --seed, T --tasks, U --unsafe-no-sandbox.  1 when ch was one of them,
+ * t --timeout, m --mem, s --seed, T --tasks, U --unsafe-no-sandbox, F --fresh-judge.  1 when ch was one of them,
  * 0 when not, -1 for a bad value (errbuf says which). */
 int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
 /* The getopt_long entries of the options eval_option parses (and --help), for
@@ -56,6 +61,7 @@ int eval_option(struct eval_opts *o, int ch, const char *arg, char *errbuf);
 	{"force", no_argument, 0, 'f'}, {"timeout", required_argument, 0, 't'},          \
 		{"mem", required_argument, 0, 'm'}, {"seed", required_argument, 0, 's'}, \
 		{"tasks", required_argument, 0, 'T'}, {"unsafe-no-sandbox", no_argument, 0, 'U'}, \
+		{"fresh-judge", no_argument, 0, 'F'}, \
 		{"help", no_argument, 0, 'h'}
 
 struct tool;

@@ -26,4 +26,9 @@
  * the children are started from (this program). */
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *errbuf);
 
+/* A judge that serves many jobs (kharness --serve) keeps its arena and the
+ * baseline's, seed's and calibration children between them (harness.c,
+ * struct keep); off: each job makes and ends its own. */
+void harness_keep(int on);
+
 #endif

@@ -98,6 +98,8 @@ static _Noreturn void child(char *const argv[], const char *cwd, int in, int out
 		_exit(127);
 	}
 	set_limit(RLIMIT_CORE, 0);
+	if (lim->nice)
+		(void)!nice(lim->nice);
 	if (lim->cpu_s > 0)
 		set_limit(RLIMIT_CPU, (rlim_t)lim->cpu_s);
 	if (lim->mem_mb > 0)
@@ -110,20 +112,18 @@ static _Noreturn void child(char *const argv[], const char *cwd, int in, int out
 	_exit(127);
 }
 
-int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
-	     const struct proc_limits *lim, struct proc_result *r, char *errbuf)
+/* Start argv in child() with pipes: fd[0] its stdin (our end, non-blocking),
+ * fd[1] its stdout, fd[2] its stderr.  The pid, or -1 + errbuf (nothing left open). */
+static pid_t spawn(char *const argv[], const char *cwd, const struct proc_limits *lim, int fd[3], char *errbuf)
 {
-	memset(r, 0, sizeof *r);
-	size_t capn = lim->capture ? lim->capture : (1u << 20);
-	struct cap co = {STRBUF_INIT, capn, 0}, ce = {STRBUF_INIT, capn, 0};
 	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	pid_t pid = -1;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
 		errf(errbuf, "cannot start %s: %s", argv[0], strerror(errno));
 		goto fail;
 	}
-	double t0 = proc_now();
 	pid_t self = getpid();
-	pid_t pid = fork();
+	pid = fork();
 	if (pid < 0) {
 		errf(errbuf, "cannot fork for %s: %s", argv[0], strerror(errno));
 		goto fail;
@@ -132,8 +132,36 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 		child(argv, cwd, pin[0], pout[1], perr[1], lim, self);
 	setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	close(pin[0]), close(pout[1]), close(perr[1]);
-	pin[0] = pout[1] = perr[1] = -1;
 	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	fd[0] = pin[1], fd[1] = pout[0], fd[2] = perr[0];
+	return pid;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (pin[i] >= 0)
+			close(pin[i]);
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	return -1;
+}
+
+int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
+	     const struct proc_limits *lim, struct proc_result *r, char *errbuf)
+{
+	memset(r, 0, sizeof *r);
+	size_t capn = lim->capture ? lim->capture : (1u << 20);
+	struct cap co = {STRBUF_INIT, capn, 0}, ce = {STRBUF_INIT, capn, 0};
+	double t0 = proc_now();
+	int fd[3];
+	pid_t pid = spawn(argv, cwd, lim, fd, errbuf);
+	if (pid < 0) {
+		sb_release(&co.sb);
+		sb_release(&ce.sb);
+		return -1;
+	}
+	int pin[2] = {-1, fd[0]}, pout[2] = {fd[1], -1}, perr[2] = {fd[2], -1};
 	size_t in_off = 0;
 	if (in_len == 0) {
 		close(pin[1]);
@@ -222,18 +250,6 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 		return errf(errbuf, "%s: out of memory for its output", argv[0]);
 	}
 	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (pin[i] >= 0)
-			close(pin[i]);
-		if (pout[i] >= 0)
-			close(pout[i]);
-		if (perr[i] >= 0)
-			close(perr[i]);
-	}
-	sb_release(&co.sb);
-	sb_release(&ce.sb);
-	return -1;
 }
 
 void proc_result_free(struct proc_result *r)
@@ -251,4 +267,161 @@ void proc_describe(const struct proc_result *r, char *buf, size_t n)
 		snprintf(buf, n, "killed by signal %d (%s)", r->sig, strsignal(r->sig));
 	else
 		snprintf(buf, n, "exit status %d", r->code);
+}
+
+int proc_srv_start(struct proc_srv *s, char *const argv[], const char *cwd, const struct proc_limits *lim,
+		   char *errbuf)
+{
+	memset(s, 0, sizeof *s);
+	int fd[3];
+	pid_t pid = spawn(argv, cwd, lim, fd, errbuf); /* lim->wall_s: each exchange's, kept by the caller */
+	if (pid < 0)
+		return -1;
+	*s = (struct proc_srv){.pid = pid, .in = fd[0], .out = fd[1], .err = fd[2], .started = proc_now()};
+	return 0;
+}
+
+/* One stream of an exchange: its capture, and whether the line that ends it
+ * has come (the current line's first bytes are kept to see it). */
+struct mark_scan {
+	struct cap c;
+	const char *mark;
+	size_t mlen;
+	char head[128];
+	size_t hl; /* bytes of the current line in head (at most sizeof head) */
+	int done;
+};
+
+static void scan_add(struct mark_scan *m, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n && !m->done; i++) {
+		if (p[i] == '\n') {
+			if (m->hl >= m->mlen && memcmp(m->head, m->mark, m->mlen) == 0) {
+				cap_add(&m->c, p, i + 1);
+				m->done = 1;
+				return;
+			}
+			m->hl = 0;
+		} else if (m->hl < sizeof m->head)
+			m->head[m->hl++] = p[i];
+	}
+	if (!m->done)
+		cap_add(&m->c, p, n);
+}
+
+/* Whether the program has exited (not reaped: srv_reap does that). */
+static int srv_exited(pid_t pid)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+static void srv_reap(struct proc_srv *s, struct proc_result *r, int timed_out)
+{
+	int status = 0;
+	kill(-s->pid, SIGKILL);
+	kill(s->pid, SIGKILL);
+	while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r) {
+		r->timed_out = timed_out;
+		if (!timed_out && WIFEXITED(status))
+			r->exited = 1, r->code = WEXITSTATUS(status);
+		else if (!timed_out && WIFSIGNALED(status))
+			r->signaled = 1, r->sig = WTERMSIG(status);
+	}
+	close(s->in), close(s->out), close(s->err);
+	s->pid = 0;
+}
+
+int proc_srv_ask(struct proc_srv *s, const char *req, size_t req_len, const char *out_mark, const char *err_mark,
+		 double wall_s, size_t capture, struct proc_result *r, char *errbuf)
+{
+	memset(r, 0, sizeof *r);
+	size_t capn = capture ? capture : (1u << 20);
+	struct mark_scan so = {.c = {STRBUF_INIT, capn, 0}, .mark = out_mark, .mlen = strlen(out_mark)},
+			 se = {.c = {STRBUF_INIT, capn, 0}, .mark = err_mark, .mlen = strlen(err_mark)};
+	double t0 = proc_now(), deadline = wall_s > 0 ? t0 + wall_s : 0;
+	size_t off = 0;
+	int ended = 0, timed_out = 0;
+	while (!(so.done && se.done)) {
+		struct pollfd fds[3] = {{s->out, POLLIN, 0}, {s->err, POLLIN, 0}, {off < req_len ? s->in : -1, POLLOUT, 0}};
+		int wait_ms = 100;
+		if (deadline > 0) {
+			double left = deadline - proc_now();
+			if (left <= 0) {
+				timed_out = 1;
+				break;
+			}
+			if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
+		}
+		if (poll(fds, 3, wait_ms) < 0 && errno != EINTR)
+			break;
+		if (fds[2].revents & (POLLERR | POLLHUP)) {
+			ended = 1; /* it closed its stdin: it is leaving */
+			break;
+		}
+		if (fds[2].revents & POLLOUT) {
+			ssize_t w = write_nosigpipe(s->in, req + off, req_len - off);
+			if (w > 0)
+				off += (size_t)w;
+			else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+				ended = 1;
+				break;
+			}
+		}
+		char buf[65536];
+		for (int i = 0; i < 2; i++) {
+			if (!fds[i].revents)
+				continue;
+			ssize_t n = read(fds[i].fd, buf, sizeof buf);
+			if (n > 0)
+				scan_add(i == 0 ? &so : &se, buf, (size_t)n);
+			else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				ended = 1; /* its end of the pipe is closed: it has exited */
+		}
+		if (ended)
+			break;
+	}
+	int rc = so.done && se.done ? 0 : 1;
+	if (rc) {
+		/* What it wrote before it went is the outcome's log. */
+		char buf[65536];
+		ssize_t n;
+		fcntl(s->out, F_SETFL, O_NONBLOCK);
+		fcntl(s->err, F_SETFL, O_NONBLOCK);
+		if (!timed_out) /* a program that is ending: give it a moment to finish */
+			for (int k = 0; k < 100 && !srv_exited(s->pid); k++)
+				usleep(10000);
+		while ((n = read(s->out, buf, sizeof buf)) > 0)
+			scan_add(&so, buf, (size_t)n);
+		while ((n = read(s->err, buf, sizeof buf)) > 0)
+			scan_add(&se, buf, (size_t)n);
+		srv_reap(s, r, timed_out);
+	}
+	r->seconds = proc_now() - t0;
+	r->out_total = so.c.total, r->err_total = se.c.total;
+	r->out = sb_detach(&so.c.sb, &r->out_len);
+	r->err = sb_detach(&se.c.sb, &r->err_len);
+	if (!r->out || !r->err) {
+		proc_result_free(r);
+		if (s->pid)
+			srv_reap(s, NULL, 0);
+		return errf(errbuf, "out of memory for the program's output");
+	}
+	return rc;
+}
+
+void proc_srv_stop(struct proc_srv *s)
+{
+	if (!s->pid)
+		return;
+	close(s->in);
+	s->in = -1;
+	for (int k = 0; k < 100 && !srv_exited(s->pid); k++)
+		usleep(10000);
+	s->in = open("/dev/null", O_RDONLY | O_CLOEXEC); /* so srv_reap closes something */
+	srv_reap(s, NULL, 0);
 }

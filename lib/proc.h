@@ -28,6 +28,7 @@ struct proc_limits {
 	int no_network;   /* try a fresh network namespace (silently skipped where not allowed) */
 	int merge_stderr; /* stderr goes into the stdout capture */
 	int pass_stderr;  /* stderr is the caller's, not captured (a model command's diagnostics) */
+	int nice;         /* added to the child's nice value (0: as the caller) */
 	const char *const *env; /* "NAME=VALUE" strings added to the child's environment; NULL-terminated */
 };
 
@@ -47,6 +48,31 @@ int proc_run(char *const argv[], const char *cwd, const char *in, size_t in_len,
 void proc_result_free(struct proc_result *r);
 /* "killed by signal 11 (Segmentation fault)", "exit status 3", "timed out after 10.0 s". */
 void proc_describe(const struct proc_result *r, char *buf, size_t n);
+/* A program kept running to answer one request after another (the
+ * long-lived judge behind kverify and ktime, lib/evaluate.c): started once,
+ * with proc_run's process group, parent-death signal and limits; each
+ * exchange writes a request on its stdin and reads its stdout up to a line
+ * that starts with out_mark and its stderr up to a line that starts with
+ * err_mark (the mark lines are kept in the captures).  The program stays
+ * between exchanges; one that dies or passes an exchange's deadline is
+ * killed with its whole group and reaped, and the exchange says how it
+ * ended, as proc_run would have.  Ownership: struct proc_srv is the
+ * caller's; proc_srv_stop releases what proc_srv_start made. */
+struct proc_srv {
+	int pid; /* 0: not running */
+	int in, out, err;
+	double started;
+};
+int proc_srv_start(struct proc_srv *s, char *const argv[], const char *cwd, const struct proc_limits *lim,
+		   char *errbuf);
+/* 0: both marks came (r: this exchange's output, the program still runs);
+ * 1: the program ended, or passed wall_s (0: no deadline) and was killed —
+ * r says how, s is stopped; -1 + errbuf: out of memory (s is stopped). */
+int proc_srv_ask(struct proc_srv *s, const char *req, size_t req_len, const char *out_mark, const char *err_mark,
+		 double wall_s, size_t capture, struct proc_result *r, char *errbuf);
+/* Close its stdin, give it a second to leave, then kill the group; reap. */
+void proc_srv_stop(struct proc_srv *s);
+
 double proc_now(void);
 
 #endif

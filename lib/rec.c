@@ -170,3 +170,9 @@ int rec_status_final(const char *st)
 	static const char *const other[] = {ST_TIMED, ST_SLOW, ST_UNSUPPORTED, ST_GEN_ERROR, ST_INVALID, NULL};
 	return rec_status_failed(st) || in_list(st, other);
 }
+
+int rec_judge_goes_on(const char *st)
+{
+	static const char *const on[] = {"ok", ST_WRONG, ST_SLOW, ST_UNSUPPORTED, NULL};
+	return in_list(st, on);
+}

@@ -41,6 +41,10 @@ int rec_status_failed(const char *st);
 /* A status no later stage changes: the failed ones, timed, unsupported,
  * gen_error, invalid. */
 int rec_status_final(const char *st);
+/* A judge's result status (docs/harness.md) after which a long-lived judge
+ * goes on to the next job: "ok", wrong, slow, unsupported.  After any other
+ * (a child crashed or hung, a device error) it is replaced. */
+int rec_judge_goes_on(const char *st);
 
 /* The back ends, in one list: "c", "cuda", "hip", then NULL. */
 extern const char *const rec_backends[];

@@ -30,9 +30,9 @@ void tool_warn(struct tool *t, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: %s: line %ld: ", err_prog(), t->input ? t->input : "<stdin>", t->line);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char where[1024];
+	snprintf(where, sizeof where, "%s: line %ld", t->input ? t->input : "<stdin>", t->line);
+	err_vsay(where, fmt, ap, 0);
 	va_end(ap);
 }
 

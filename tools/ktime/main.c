@@ -15,13 +15,14 @@ int main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
-			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000};
+			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000, .anchor_every = 0};
 	static const struct option lo[] = {
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
 		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
 		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
+		{"anchor-every", required_argument, 0, 'A'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
@@ -45,6 +46,10 @@ int main(int argc, char **argv)
 				rc = opt_long("--processes", optarg, 0, 16, &v, e);
 				o.processes = (int)v;
 				break;
+			case 'A':
+				rc = opt_long("--anchor-every", optarg, 0, 1000000, &v, e);
+				o.anchor_every = (int)v;
+				break;
 			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
@@ -63,5 +68,7 @@ int main(int argc, char **argv)
 	if (eval_init(&o, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);
 	struct tool t = {0};
-	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
+	int rc = tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
+	eval_finish();
+	return tool_exit(rc);
 }

@@ -41,5 +41,7 @@ int main(int argc, char **argv)
 	if (eval_init(&o, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);
 	struct tool t = {0};
-	return tool_exit(tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o));
+	int rc = tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
+	eval_finish();
+	return tool_exit(rc);
 }

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# bench/gpu-throughput.sh — candidates per minute on one GPU through
+# kcompile -j | kverify | ktime, and what one candidate waits for.  Per task
+# (default softmax matmul): the seed is compiled, verified and timed once
+# (the task's own objects are then in the compile cache, as in any search
+# after its first generation); kgen's offline mutate writes N children of
+# it (default 64; where its knob space has fewer, they are used again in
+# turn), each made distinct by a comment so each is compiled; then
+#   new     the N children through kcompile -j CORES | kverify | ktime
+#   cached  the same N again (compiles served from the cache; verify and time redone)
+# Prints per pass: candidates per minute end to end, the statuses, and the
+# median per-record seconds (compile + verify + time, from the records'
+# stage seconds; the first record, which starts the judges, apart).
+# --aa N first streams N copies of the seed itself through one pipeline (an
+# A/A with the long-lived judge and its anchors: every speedup_vs_seed
+# should be 1.00) and prints per size max |speedup-1|, copies within 1 %,
+# and the CV of the candidate's median, for anchored and re-anchoring
+# records.  --kb also runs bench/kb/kb_cost.py (KernelBench-style cost).
+#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--new-only] [--fresh-judge] [--kb]
+#                                  [--ktime-opt OPT] [TASK ...]
+#   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records under $OUT (or ./gpu-logs)
+set -uo pipefail
+children=64 budget="" fresh="" kb=0 aa=0 kopts=() passes="new cached"
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--children) children=$2; shift ;;
+	--budget) budget=$2; shift ;;
+	--fresh-judge) fresh=--fresh-judge ;;
+	--kb) kb=1 ;;
+	--new-only) passes=new ;;
+	--aa) aa=$2; shift ;;
+	--ktime-opt) kopts+=("$2"); shift ;;
+	-*) echo "gpu-throughput: unknown option: $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || set -- softmax matmul
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
+export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
+out=${OUT:-$here/gpu-logs}/throughput
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-tput.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+jobs=$(nproc)
+
+# summary FILE SECONDS LABEL
+summary() {
+	local n
+	n=$(wc -l <"$1")
+	echo "$3: $n candidates in $2 s = $(awk -v n="$n" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }') per minute;" \
+		"$(jq -r .status "$1" | sort | uniq -c | xargs)"
+	jq -s -r 'def med: sort | if length == 0 then null else .[(length / 2 | floor)] end;
+		def r2: . * 100 | round / 100;
+		(.[1:]) as $w |
+		"  per record (median of records 2..\(length)): compile \([$w[] | .compile.seconds // 0] | med | r2) s, verify \([$w[] | .verify.seconds // 0] | med | r2) s, time \([$w[] | .time.seconds // 0] | med | r2) s, all three \([$w[] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)] | med | r2) s; first record \(.[0] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0) | r2) s; judges started: verify \([.[] | .verify.judge.started // 0] | max), time \([.[] | .time.judge.started // 0] | max)"' "$1"
+}
+
+for task in "$@"; do
+	export KSCI_CACHE="$tmp/cache-$task"
+	echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
+	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \
+		'{id: "seed", task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' |
+		kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-seed.nd" 2>"$out/$task-seed.err"
+	if [ "$aa" -gt 0 ]; then
+		jq -c --argjson n "$aa" 'select(.status == "timed") | . as $s | range($n) |
+			{id: "aa-\(.)", task: $s.task, backend: $s.backend, generation: 0, parents: [],
+			 source: ($s.source + "\n// A/A copy \(.)\n"), status: "generated"}' "$out/$task-seed.nd" |
+			kcompile -j "$jobs" 2>"$out/$task-aa.err" | kverify $fresh 2>>"$out/$task-aa.err" |
+			ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-aa.nd" 2>>"$out/$task-aa.err"
+		echo "$task A/A, $aa copies of the seed through one pipeline: $(jq -r .status "$out/$task-aa.nd" | sort | uniq -c | xargs)"
+		jq -s -r 'def cv: (add / length) as $m | ((map(. - $m | . * .) | add) / length | sqrt) / $m * 100;
+			def r2: . * 100 | round / 100;
+			[.[] | select(.status == "timed") | .time.sizes[] | {s: (.size | tostring), r: .speedup_vs_seed,
+				c: .candidate.median_us, a: (.anchor.cached // false)}] | group_by(.s)[] |
+			"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))"' "$out/$task-aa.nd"
+	fi
+	jq -c 'select(.status == "timed") | {status: "selected", task, backend, generation: 1, parents: [.id], base: .,
+		inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$out/$task-seed.nd" |
+		kgen --seed 1 --children "$children" 2>"$out/$task-kgen.err" >"$tmp/gen.nd"
+	# Where the knob space holds fewer than N (softmax: 15), they are used
+	# again in turn; the comment makes every source distinct, so each is compiled.
+	jq -s -c --arg t "$task" --argjson n "$children" 'if length == 0 then empty else
+		. as $k | range($n) | $k[. % ($k | length)] + {id: "tput-\(.)"} | .source += "\n// throughput child \(.id) of \($t)\n"
+		end' "$tmp/gen.nd" >"$tmp/kids.nd"
+	if [ "$(wc -l <"$tmp/kids.nd")" -lt "$children" ]; then
+		echo "$task: kgen wrote $(wc -l <"$tmp/kids.nd") children, not $children (see $out/$task-kgen.err)"
+		continue
+	fi
+	for pass in $passes; do
+		t0=$(date +%s.%N)
+		kcompile -j "$jobs" <"$tmp/kids.nd" 2>"$out/$task-$pass.err" | kverify $fresh 2>>"$out/$task-$pass.err" |
+			ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-$pass.nd" 2>>"$out/$task-$pass.err"
+		t1=$(date +%s.%N)
+		summary "$out/$task-$pass.nd" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" "$task $pass${fresh:+ ($fresh)}"
+	done
+	if [ "$kb" = 1 ]; then
+		echo "$task KernelBench-style cost (bench/kb/kb_cost.py, one candidate):"
+		python3 "$here/bench/kb/kb_cost.py" --task "$task" --runs 1 2>"$out/$task-kb.err" | sed 's/^/  /' ||
+			{ echo "  failed:"; tail -n 5 "$out/$task-kb.err"; }
+	fi
+done

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# t22-long-lived-judge: kverify and ktime keep one judge (kharness --serve,
+# docs/harness.md) per back end for their whole run, fed one record after
+# another through a stage directory.  Checks: one judge answers every
+# record; a job that ends crashed or timed out ends its judge, the next
+# record gets a fresh one; a judge killed from outside in the middle of a
+# job loses no record (judge-killed-record-lost: the job is asked again on
+# a fresh judge); killing kverify leaves no judge behind; the stage
+# directory is gone after the run; ktime's second job takes over the
+# first's baseline and seed processes, and times candidates beside the
+# seed against anchors (--anchor-every); --fresh-judge is one judge per record.
+. "$(dirname "$0")/lib.sh"
+skip_without_bwrap
+cd "$T" || exit 1
+export TMPDIR=$T/tmp
+mkdir -p "$TMPDIR"
+
+gen() { jq -cn --rawfile s "$2" --arg i "$1" --arg tail "${3:-}" \
+	'{id: $i, task: "rowsum", backend: "c", generation: 1, parents: [], source: ($s + $tail), status: "generated"}'; }
+seed=$ROOT/data/tasks/rowsum/seed.c
+sig=$(grep -m1 '^void solve' "$seed")
+printf '%s\n{\n\t(void)x; (void)y; (void)rows; (void)cols;\n\tvolatile float *p = 0;\n\t*p = 1;\n}\n' "$sig" >segv.c
+printf '%s\n{\n\t(void)x; (void)y; (void)rows; (void)cols;\n\tfor (volatile int i = 0;; i++) {}\n}\n' "$sig" >loop.c
+# Correct, but each call waits until the file $T/go exists (the judge is
+# killed meanwhile; seen only without the sandbox): no step of the test
+# depends on how long anything takes.
+printf '#include <unistd.h>\n' >slow.c
+sed 's/^void solve(/static void solve_ok(/' "$seed" >>slow.c
+printf '%s\n{\n\twhile (access("%s/go", F_OK) != 0) {}\n\tsolve_ok(x, y, rows, cols);\n}\n' "$sig" "$T" >>slow.c
+{
+	gen a "$seed" "// a"
+	gen b "$seed" "// b"
+	gen segv segv.c
+	gen c "$seed" "// c"
+	gen loop loop.c
+	gen d "$seed" "// d"
+} | kcompile >c.nd 2>c.err
+expect_eq "kcompile: all six compiled" "compiled compiled compiled compiled compiled compiled" "$(jq -r .status c.nd | xargs)"
+
+kverify --timeout 8 <c.nd >v.nd 2>v.err
+expect_eq "kverify: exit 0" 0 $?
+expect_eq "every record out, each with its outcome" "a:verified b:verified segv:crashed c:verified loop:timeout d:verified" \
+	"$(jq -r '.id + ":" + .status' v.nd | xargs)"
+expect_eq "one judge for a, b and segv, jobs 1 2 3" "1 1 1 2 1 3" \
+	"$(jq -r 'select(.id == "a" or .id == "b" or .id == "segv") | "\(.verify.judge.started) \(.verify.judge.job)"' v.nd | xargs)"
+expect_eq "after the crash a fresh judge (started 2, job 1), ended again by the hang; then a third" "2 1 2 2 3 1" \
+	"$(jq -r 'select(.id == "c" or .id == "loop" or .id == "d") | "\(.verify.judge.started) \(.verify.judge.job)"' v.nd | xargs)"
+expect_eq "the same judge pid for a, b and segv" 1 "$(jq -r 'select(.verify.judge.started == 1) | .verify.judge.pid' v.nd | sort -u | wc -l)"
+ok "the crash is still the candidate's signal" jq -se '.[2].verify.message | test("signal 11")' v.nd
+ok "each record's log is its own job's (no other job's end mark in it)" \
+	jq -se 'all(.[]; (.verify.log // "") | test("KSCI-LOG-END") | not)' v.nd
+left=$(find "$TMPDIR" -maxdepth 1 -name 'ksci-judge.*')
+expect_eq "the stage directory is gone" "" "$left"
+
+# --- judge-killed-record-lost ------------------------------------------------
+gen s1 slow.c "// 1" | kcompile >s.nd
+kverify --unsafe-no-sandbox <s.nd >k.nd 2>k.err &
+kv=$!
+judge=""
+for _ in $(seq 200); do # until the judge has started (at most 20 s)
+	judge=$(pgrep -P "$kv" -f -- '--serve' | head -n1) # the judge, not a compiler kverify runs first
+	[ -n "$judge" ] && break
+	sleep 0.1
+done
+ok "the judge runs as kverify's child" test -n "$judge"
+kill -KILL "$judge" 2>/dev/null # the job cannot have ended: no go yet
+touch go
+wait "$kv"
+expect_eq "killed judge: kverify exit 0" 0 $?
+expect_eq "killed judge: the record is verified on a fresh judge" "verified 2 1" \
+	"$(jq -r '"\(.status) \(.verify.judge.started) \(.verify.judge.job)"' k.nd)"
+ok "killed judge: said on stderr" grep -q "the judge (pid $judge) was killed; starting another for this record" k.err
+
+# --- kverify killed: no judge left behind --------------------------------------
+rm go
+kverify <s.nd >/dev/null 2>&1 &
+kv=$!
+judge=""
+for _ in $(seq 200); do
+	judge=$(pgrep -P "$kv" -f -- '--serve' | head -n1) # the judge, not a compiler kverify runs first
+	[ -n "$judge" ] && break
+	sleep 0.1
+done
+kill -KILL "$kv"
+wait "$kv" 2>/dev/null
+gone=no
+for _ in $(seq 100); do # the judge dies with its parent (at most 10 s)
+	kill -0 "$judge" 2>/dev/null || { gone=yes; break; }
+	sleep 0.1
+done
+expect_eq "kverify killed: its judge is gone" yes "$gone"
+
+# --- ktime on the same judge, --fresh-judge ---------------------------------------
+jq -c 'select(.status == "verified")' v.nd | head -n 2 >vv.nd
+ktime --budget 0.05 --min-runs 2 <vv.nd >t.nd 2>t.err
+expect_eq "ktime: both timed" "timed timed" "$(jq -r .status t.nd | xargs)"
+expect_eq "ktime: one judge, jobs 1 and 2" "1 1 1 2" "$(jq -r '"\(.time.judge.started) \(.time.judge.job)"' t.nd | xargs)"
+ok "ktime: the second job took over the first's baseline and seed processes" \
+	jq -se '.[1].time.log | test("baseline; seed kept from an earlier job")' t.nd
+
+# --- anchors: baseline and seed timed once per N candidates ------------------
+for i in 1 2 3 4; do jq -c --arg i "$i" '.id += $i' vv.nd; done | head -n 4 >v4.nd
+ktime --budget 0.05 --min-runs 2 --anchor-every 2 <v4.nd >a.nd 2>a.err
+expect_eq "anchors: all four timed" "timed timed timed timed" "$(jq -r .status a.nd | xargs)"
+expect_eq "anchors: measured, used twice, measured again (every size)" "false true true false" \
+	"$(jq -r '[.time.sizes[].anchor.cached] | unique | if length == 1 then .[0] else "mixed" end' a.nd | xargs)"
+expect_eq "anchors: why each was measured" "none yet|used" \
+	"$(jq -r 'select(.time.sizes[0].anchor.cached == false) | .time.sizes[0].anchor.why' a.nd | paste -sd '|')"
+# shellcheck disable=SC2016 # jq's variables
+ok "anchors: a cached record's baseline is its anchor's, to the bit" \
+	jq -se '.[0].time.sizes[0] as $a | .[1].time.sizes[0] as $b | .[2].time.sizes[0] as $c |
+		$a.baseline == $b.baseline and $a.baseline == $c.baseline and $b.anchor.measured_in_job == 1' a.nd
+# shellcheck disable=SC2016 # jq's variables
+ok "anchors: the seed is timed beside the candidate, the baseline carried over by the seed's drift" \
+	jq -se '.[0].time.sizes[0] as $a | .[1].time.sizes[0] |
+		(.speedup_vs_seed - .seed.median_us / .candidate.median_us | fabs) < 1e-9 and
+		(.anchor.seed_drift - .seed.median_us / $a.seed.median_us | fabs) < 1e-9 and
+		(.speedup_vs_baseline - .baseline.median_us * .anchor.seed_drift / .candidate.median_us | fabs) < 1e-9' a.nd
+ok "anchors: the logs say what ran" \
+	jq -se '.[1].time.log | test("the candidate and the seed, against the anchor of job 1")' a.nd
+ktime --budget 0.05 --min-runs 2 --anchor-every 0 <vv.nd >a0.nd 2>/dev/null
+expect_eq "--anchor-every 0: baseline and seed with every candidate" "null null" \
+	"$(jq -r '.time.sizes[0].anchor' a0.nd | xargs)"
+kverify --force --fresh-judge <vv.nd >f.nd 2>f.err
+expect_eq "--fresh-judge: a judge per record" "fresh fresh" "$(jq -r .verify.judge.kind f.nd | xargs)"
+expect_eq "--fresh-judge: the same verdicts" "verified verified" "$(jq -r .status f.nd | xargs)"
+done_testing
