@@ -8,6 +8,14 @@
  * that member; replay reads the same files back.  The cache stores the
  * reply together with the pointer to the exchange that first produced it,
  * so a cached answer still points at a real prompt/response pair.
+ *
+ * llm_complete wraps the call (complete) in the accounting, done in one
+ * place for every outcome: the cost by lib/price's rule (an answer from the
+ * cache or a replay costs 0 and its price is what it saved), a call id, and
+ * the ledger line.  The ledger line is one write(2) on an O_APPEND
+ * descriptor made as the call ends, so that lines of concurrent kgen and
+ * kselect processes never mix, and a generation killed after the call still
+ * leaves its spend there.
  */
 #include "llm.h"
 
@@ -19,11 +27,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cache.h"
 #include "file.h"
 #include "http.h"
 #include "ndjson.h"
@@ -75,6 +85,8 @@ void llm_config_defaults(struct llm_config *c)
 	c->anthropic_version = env_or(c->anthropic_version, "ANTHROPIC_VERSION", "2023-06-01");
 	c->command = env_or(c->command, "KSCI_LLM_CMD", NULL);
 	c->replay = env_or(c->replay, "KSCI_REPLAY", NULL);
+	c->ledger = env_or(c->ledger, "KSCI_LEDGER", NULL);
+	c->prices = env_or(c->prices, "KSCI_PRICES", NULL);
 	if (c->max_tokens <= 0)
 		c->max_tokens = 4096;
 	if (c->n < 1)
@@ -91,6 +103,36 @@ void llm_config_defaults(struct llm_config *c)
 		c->backoff_max = 60;
 	if (c->max_concurrent <= 0)
 		c->max_concurrent = 4;
+}
+
+int llm_config_setup(struct llm_config *c, const char *cache_opt, struct llm_store *st, int *usage, char *errbuf)
+{
+	char e[ERRBUF];
+	int bad;
+	*usage = 0;
+	if (!cache_opt)
+		bad = cache_dir("llm", st->cache, sizeof st->cache, e);
+	else if (snprintf(st->cache, sizeof st->cache, "%s", cache_opt) >= (int)sizeof st->cache)
+		bad = errf(e, "--cache: path too long");
+	else
+		bad = file_mkdirp(st->cache, e);
+	if (bad)
+		return errf(errbuf, "cache: %s", e);
+	c->cache_dir = st->cache;
+	c->transcript = env_or(c->transcript, "KSCI_TRANSCRIPT", NULL);
+	if (!c->transcript) {
+		snprintf(st->transcript, sizeof st->transcript, "%s/transcript.ndjson.gz", st->cache);
+		c->transcript = st->transcript;
+	}
+	c->prices = env_or(c->prices, "KSCI_PRICES", NULL);
+	llm_config_defaults(c);
+	*usage = 1;
+	if (strcmp(c->provider, "cmd") == 0 && !c->command)
+		return errf(errbuf, "--provider cmd needs --cmd COMMAND (or KSCI_LLM_CMD)");
+	if (strcmp(c->provider, "replay") == 0 && !c->replay)
+		return errf(errbuf, "--provider replay needs --replay FILE (or KSCI_REPLAY)");
+	*usage = 0;
+	return 0;
 }
 
 /* ---- policy pieces ---- */
@@ -244,18 +286,113 @@ static void reply_from_response(struct llm_reply *r, const json_t *resp)
 
 /* ---- prices: lib/price, the table and rule kreport uses too ---- */
 
+/* The table is read again only when its path or file changes (inode, size,
+ * modification time): every call of a run is priced by the same table, even
+ * one given as a pipe (--prices <(...)) that can be read only once.  One per
+ * process: the tools call llm_complete from one thread (kgen -j forks). */
+static char *prices_path;
+static struct stat prices_st;
+static struct price_table prices_tab;
+static int prices_ok;
+
 /* NAN when there is no table, it cannot be read or parsed, or nothing in it
  * matches: the record then carries tokens and no cost, and kreport prices
- * them from its own --prices the same way. */
-static double call_cost(const char *path, const char *model, const char *provider, long tin, long tout)
+ * them from its own --prices the same way (price_call). */
+static double call_cost(const char *path, const char *reported, const char *asked, const char *provider, long tin,
+			long tout)
 {
-	struct price_table t;
 	char e[ERRBUF];
-	if (!path || price_load(&t, path, e) < 0)
+	if (!path)
 		return NAN;
-	double cost = price_of(&t, model, provider, (double)tin, (double)tout);
-	price_free(&t);
-	return cost;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return NAN;
+	if (!prices_path || strcmp(prices_path, path) != 0 || st.st_dev != prices_st.st_dev ||
+	    st.st_ino != prices_st.st_ino || st.st_size != prices_st.st_size ||
+	    st.st_mtim.tv_sec != prices_st.st_mtim.tv_sec || st.st_mtim.tv_nsec != prices_st.st_mtim.tv_nsec) {
+		price_free(&prices_tab);
+		free(prices_path);
+		prices_path = strdup(path);
+		prices_st = st;
+		prices_ok = prices_path && price_load(&prices_tab, path, e) == 0;
+	}
+	return prices_ok ? price_call(&prices_tab, reported, asked, provider, (double)tin, (double)tout) : NAN;
+}
+
+/* ---- the ledger ---- */
+
+/* 16 hex digits from the OS, or, should it fail, from the clock, the pid
+ * and a counter: unique enough to join a record's call to its ledger line. */
+static void new_call_id(char out[17])
+{
+	static uint64_t counter;
+	uint64_t v;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) != (ssize_t)sizeof v) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 40) ^
+		    (++counter * 0x9e3779b97f4a7c15ULL);
+		v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		v ^= v >> 31;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+/* Now as "2026-11-05T12:34:56.789Z". */
+static void utc_now(char out[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* The call's line: {"kind":"call", time, tool, pid, ref?, ok} and the
+ * accounting object.  Sets r->ledger_errno when it cannot be written. */
+static void ledger_add(const struct llm_config *c, struct llm_reply *r, int rc)
+{
+	if (!c->ledger)
+		return;
+	char now[32];
+	utc_now(now);
+	const char *ref = c->ref ? c->ref : c->replay_key;
+	json_t *line = json_pack("{s:s, s:s, s:s, s:I}", "kind", "call", "time", now, "tool",
+				 c->tool ? c->tool : err_prog(), "pid", (json_int_t)getpid());
+	json_t *acct = llm_reply_json(c, r, c->stage ? c->stage : "call");
+	char *text = NULL;
+	if (line && acct) {
+		if (ref)
+			json_object_set_new(line, "ref", json_string(ref));
+		json_object_set_new(line, "ok", json_boolean(rc == 0));
+		json_object_update(line, acct);
+		text = json_dumps(line, JSON_COMPACT);
+	}
+	json_decref(line);
+	json_decref(acct);
+	struct strbuf b = STRBUF_INIT;
+	if (text) {
+		sb_add(&b, text);
+		sb_addc(&b, '\n');
+	}
+	free(text);
+	if (!b.len || b.oom) {
+		r->ledger_errno = ENOMEM;
+		sb_release(&b);
+		return;
+	}
+	int fd = open(c->ledger, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		r->ledger_errno = errno;
+	} else {
+		ssize_t w = write(fd, b.buf, b.len);
+		if (w != (ssize_t)b.len)
+			r->ledger_errno = w < 0 ? errno : EIO;
+		if (close(fd) != 0 && !r->ledger_errno)
+			r->ledger_errno = errno;
+	}
+	sb_release(&b);
 }
 
 /* ---- cache ---- */
@@ -298,12 +435,60 @@ static void cache_put(const struct llm_config *c, const char *key, const struct 
 
 /* Concurrency bound: hold one of max_concurrent flock'ed slot files.
  * Returns the fd (close to release) or -1 when there is no cache dir. */
+/* A provider's Retry-After holds for every process sharing the cache (kgen
+ * -j, a selector beside a writer): slots/pause holds the wall-clock time
+ * before which no new call starts.  Written under flock, only ever later. */
+static void pause_set(const struct llm_config *c, double seconds)
+{
+	char p[4200], e[ERRBUF], buf[64];
+	if (!c->cache_dir || seconds <= 0)
+		return;
+	snprintf(p, sizeof p, "%s/slots", c->cache_dir);
+	if (file_mkdirp(p, e) != 0)
+		return;
+	snprintf(p, sizeof p, "%s/slots/pause", c->cache_dir);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX) == 0) {
+		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		double until = (double)time(NULL) + seconds, had = strtod(buf, NULL);
+		if (until > had) {
+			int l = snprintf(buf, sizeof buf, "%.3f\n", until);
+			if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)l, 0) != l)
+				(void)ftruncate(fd, 0);
+		}
+	}
+	close(fd);
+}
+
+/* Seconds until the shared pause ends (0: none). */
+static double pause_left(const struct llm_config *c)
+{
+	char p[4200], buf[64] = "";
+	if (!c->cache_dir)
+		return 0;
+	snprintf(p, sizeof p, "%s/slots/pause", c->cache_dir);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	double left = strtod(buf, NULL) - (double)time(NULL);
+	return left > 0 ? left : 0;
+}
+
 static int slot_take(const struct llm_config *c, double deadline)
 {
 	if (!c->cache_dir)
 		return -1;
 	char dir[4096], p[4200];
 	char e[ERRBUF];
+	double pause = pause_left(c);
+	if (pause > 0) /* another process was told to wait: so is this one */
+		sleep_s(pause < deadline - proc_now() ? pause : deadline - proc_now());
 	snprintf(dir, sizeof dir, "%s/slots", c->cache_dir);
 	if (file_mkdirp(dir, e) != 0)
 		return -1;
@@ -669,6 +854,8 @@ static int http_provider(const struct llm_config *c, const char *system, const c
 		r->attempts = att;
 		r->http_status = st;
 		double w = llm_backoff(attempt, c->backoff_base, c->backoff_max, ra, &rng);
+		if (ra > 0)
+			pause_set(c, w);
 		if (proc_now() - t0 + w > c->timeout) {
 			free(body);
 			size_t l = strlen(errbuf);
@@ -799,15 +986,31 @@ static int replay_provider(const struct llm_config *c, struct llm_reply *r, char
 		r->reason = "provider";
 		return -1;
 	}
-	json_t *a = json_object_get(replay_index, r->prompt_hash), *pick = NULL, *e;
-	size_t i;
+	json_t *a = json_object_get(replay_index, r->prompt_hash), *pick = NULL, *e, *t;
+	json_t *tagged = c->replay_key ? json_object_get(replay_tags, c->replay_key) : NULL;
+	size_t i, j, at = 0;
+	int best = -1;
+	/* By prompt: an entry of this call's key not used yet first (the same
+	 * prompt asked twice got two answers), then one of the model asked for. */
 	json_array_foreach(a, i, e) {
 		const char *m = json_string_value(json_object_get(e, "model"));
-		if (!pick || (c->model && m && strcmp(m, c->model) == 0))
+		int unused = 0, score;
+		json_array_foreach(tagged, j, t) {
+			if (t == e) {
+				unused = 1;
+				break;
+			}
+		}
+		score = 2 * unused + (c->model && m && strcmp(m, c->model) == 0);
+		if (score > best) {
+			best = score;
 			pick = e;
+			at = j;
+		}
 	}
-	json_t *tagged = !pick && c->replay_key ? json_object_get(replay_tags, c->replay_key) : NULL;
-	if (json_array_size(tagged) > 0) {
+	if (pick && best >= 2) /* used: the key's next answer is the one after it */
+		json_array_remove(tagged, at);
+	if (!pick && json_array_size(tagged) > 0) {
 		/* The prompt changed (fresh timings): the next answer recorded
 		 * for the same stage, parent and child. */
 		json_t *first = json_incref(json_array_get(tagged, 0));
@@ -826,13 +1029,13 @@ static int replay_provider(const struct llm_config *c, struct llm_reply *r, char
 
 /* ---- the call ---- */
 
-int llm_complete(const struct llm_config *cfg, const char *system, const char *prompt, struct llm_reply *r,
-		 char *errbuf)
+/* The call itself: cache, provider, transcript; the accounting is
+ * llm_complete's. */
+static int complete(const struct llm_config *cfg, const char *system, const char *prompt, struct llm_reply *r,
+		    char *errbuf)
 {
 	struct llm_config c = *cfg;
 	memset(r, 0, sizeof *r);
-	llm_config_defaults(&c);
-	r->cost_usd = NAN;
 	prompt_hash(system, prompt, r->prompt_hash);
 	llm_cache_key(&c, system, prompt, r->key);
 	double t0 = proc_now();
@@ -860,7 +1063,6 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 		if (r->text)
 			return 0;
 		llm_reply_free(r);
-		r->cost_usd = NAN;
 		prompt_hash(system, prompt, r->prompt_hash);
 		llm_cache_key(&c, system, prompt, r->key);
 	}
@@ -884,7 +1086,7 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 	if (rc != 0)
 		redact_message(errbuf, c.api_key);
 	r->latency_s = proc_now() - t0;
-	r->cost_usd = call_cost(c.prices, r->model ? r->model : c.model, c.provider, r->tokens_in, r->tokens_out);
+	r->replayed = replay && rc == 0;
 	if (!replay && (rc == 0 || r->text || r->attempts > 0)) {
 		json_t *entry = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:f}", "time",
 					  (json_int_t)time(NULL), "provider", c.provider, "model", c.model, "key", r->key,
@@ -910,6 +1112,53 @@ int llm_complete(const struct llm_config *cfg, const char *system, const char *p
 	return rc;
 }
 
+/* One call of concurrent identical ones (kgen -j: a base's plan, asked by
+ * each of its requests at once): a lock per cache key, held until the
+ * answer is stored, so the others find it in the cache.  The fd, or -1
+ * (no cache, no lookups, replay, or the lock could not be had in time:
+ * then the call is made anyway). */
+static int flight_take(const struct llm_config *c, const char *system, const char *prompt)
+{
+	if (!c->cache_dir || c->no_cache || strcmp(c->provider, "replay") == 0)
+		return -1;
+	char key[65], p[4200], e[ERRBUF];
+	llm_cache_key(c, system, prompt, key);
+	snprintf(p, sizeof p, "%s/inflight", c->cache_dir);
+	if (file_mkdirp(p, e) != 0)
+		return -1;
+	snprintf(p, sizeof p, "%s/inflight/%s.lock", c->cache_dir, key);
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	double deadline = proc_now() + c->timeout;
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (proc_now() > deadline) {
+			close(fd);
+			return -1;
+		}
+		sleep_s(0.05);
+	}
+	return fd;
+}
+
+int llm_complete(const struct llm_config *cfg, const char *system, const char *prompt, struct llm_reply *r,
+		 char *errbuf)
+{
+	struct llm_config c = *cfg;
+	llm_config_defaults(&c);
+	int flight = flight_take(&c, system, prompt);
+	int rc = complete(&c, system, prompt, r, errbuf);
+	if (flight >= 0)
+		close(flight); /* after the answer is in the cache */
+	int bought = !r->cached && !r->replayed;
+	double price = call_cost(c.prices, r->model, c.model, c.provider, r->tokens_in, r->tokens_out);
+	r->cost_usd = bought ? price : 0;
+	r->saved_usd = bought ? NAN : price;
+	new_call_id(r->call_id);
+	ledger_add(&c, r, rc);
+	return rc;
+}
+
 json_t *llm_reply_json(const struct llm_config *c, const struct llm_reply *r, const char *stage)
 {
 	json_t *j = json_pack("{s:s, s:s?, s:s?, s:I, s:I, s:f, s:s, s:b, s:i}", "stage", stage, "provider",
@@ -918,11 +1167,33 @@ json_t *llm_reply_json(const struct llm_config *c, const struct llm_reply *r, co
 			      r->prompt_hash, "cached", r->cached, "attempts", r->attempts);
 	if (!isnan(r->cost_usd))
 		json_object_set_new(j, "cost_usd", json_real(r->cost_usd));
+	if (r->replayed)
+		json_object_set_new(j, "replayed", json_true());
+	if ((r->cached || r->replayed) && !isnan(r->saved_usd))
+		json_object_set_new(j, "saved_usd", json_real(r->saved_usd));
+	if (r->call_id[0])
+		json_object_set_new(j, "call_id", json_string(r->call_id));
+	/* The price rule looks at both names (lib/price.h). */
+	if (r->model && c->model && strcmp(r->model, c->model) != 0)
+		json_object_set_new(j, "model_asked", json_string(c->model));
 	if (r->finish)
 		json_object_set_new(j, "finish", json_string(r->finish));
 	if (r->exchange)
 		json_object_set(j, "exchange", r->exchange);
 	if (r->reason)
 		json_object_set_new(j, "reason", json_string(r->reason));
+	if (r->ledger_errno)
+		json_object_set_new(j, "ledger_error", json_string(strerror(r->ledger_errno)));
 	return j;
+}
+
+json_t *llm_usage_json(const json_t *calls)
+{
+	struct price_acct a = {0};
+	size_t i;
+	json_t *c;
+	json_array_foreach(calls, i, c) {
+		price_acct_add(&a, c, NULL, NULL);
+	}
+	return price_acct_json(&a);
 }

@@ -1,4 +1,4 @@
-/* price: the price-table parser and lookup; see price.h. */
+/* price: the price-table parser, the lookup and the accounting rule; see price.h. */
 #include "price.h"
 
 #include <errno.h>
@@ -99,6 +99,88 @@ double price_of(const struct price_table *t, const char *model, const char *gene
 	if (!p)
 		p = find(t, "*");
 	return p ? (tok_in * p->in + tok_out * p->out) / 1e6 : NAN;
+}
+
+double price_call(const struct price_table *t, const char *reported, const char *asked, const char *provider,
+		  double tok_in, double tok_out)
+{
+	const struct price *p = find(t, reported);
+	if (!p)
+		p = find(t, asked);
+	if (!p)
+		p = find(t, provider);
+	if (!p)
+		p = find(t, "*");
+	return p ? (tok_in * p->in + tok_out * p->out) / 1e6 : NAN;
+}
+
+static double num(const json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A token count: missing, negative or not a number reads 0. */
+static double tokens(const json_t *o, const char *k)
+{
+	double v = num(o, k);
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+void price_acct_add(struct price_acct *a, const json_t *call, const struct price_table *t, const char *asked)
+{
+	if (!json_is_object(call))
+		return;
+	double in = tokens(call, "tokens_in"), out = tokens(call, "tokens_out");
+	double lat = num(call, "latency_s");
+	const char *model = json_string_value(json_object_get(call, "model"));
+	const char *prov = json_string_value(json_object_get(call, "provider"));
+	const char *own = json_string_value(json_object_get(call, "model_asked"));
+	if (own)
+		asked = own;
+	int unbought = json_is_true(json_object_get(call, "cached")) || json_is_true(json_object_get(call, "replayed"));
+	a->calls++;
+	if (isfinite(lat) && lat > 0)
+		a->latency += lat;
+	double stated = num(call, unbought ? "saved_usd" : "cost_usd");
+	double m = isfinite(stated) && stated >= 0 ? stated : t ? price_call(t, model, asked, prov, in, out) : NAN;
+	/* No tokens, no money: a call that failed before an answer costs 0. */
+	if (!isfinite(m) && in == 0 && out == 0)
+		m = 0;
+	if (unbought) {
+		a->cached++;
+		a->cached_in += in;
+		a->cached_out += out;
+		if (isfinite(m))
+			a->saved += m;
+		else
+			a->unpriced_saved++;
+		return;
+	}
+	a->tok_in += in;
+	a->tok_out += out;
+	if (isfinite(m))
+		a->cost += m;
+	else
+		a->unpriced++;
+}
+
+json_t *price_acct_json(const struct price_acct *a)
+{
+	json_t *u = json_pack("{s:I, s:I, s:f, s:I}", "tokens_in", (json_int_t)a->tok_in, "tokens_out",
+			      (json_int_t)a->tok_out, "latency_s", a->latency, "calls", (json_int_t)a->calls);
+	if (!u)
+		return NULL;
+	if (!a->unpriced)
+		json_object_set_new(u, "cost_usd", json_real(a->cost));
+	if (a->cached) {
+		json_object_set_new(u, "cached", json_integer((json_int_t)a->cached));
+		json_object_set_new(u, "cached_tokens_in", json_integer((json_int_t)a->cached_in));
+		json_object_set_new(u, "cached_tokens_out", json_integer((json_int_t)a->cached_out));
+		if (!a->unpriced_saved)
+			json_object_set_new(u, "saved_usd", json_real(a->saved));
+	}
+	return u;
 }
 
 void price_free(struct price_table *t)

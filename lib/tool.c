@@ -107,6 +107,26 @@ struct pool {
 	int head, n;
 };
 
+/* The worker's records back in this process, each through t->collect
+ * (which emits it): the tool's last word on what its workers made apart. */
+static void collect_lines(struct tool *t, char *buf, size_t len)
+{
+	char *p = buf, *end = buf + len;
+	while (p < end && t->status != KSCI_EXIT_FATAL) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char why[ERRBUF];
+		json_t *rec = nd_parse(p, (size_t)(nl - p), why);
+		if (!rec) { /* the worker wrote it with nd_write: out of memory here */
+			warnx_("cannot read back a record its process wrote: %s", why);
+			t->status = KSCI_EXIT_FATAL;
+			break;
+		}
+		t->collect(t, rec, t->collect_ctx);
+		json_decref(rec);
+		p = nl + 1;
+	}
+}
+
 static void slot_finish(struct tool *t, struct slot *s)
 {
 	struct strbuf b = STRBUF_INIT;
@@ -124,7 +144,11 @@ static void slot_finish(struct tool *t, struct slot *s)
 		;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	if ((code == KSCI_EXIT_OK || code == KSCI_EXIT_INPUT) && !b.oom && b.len > 0 && b.buf[b.len - 1] == '\n') {
-		if (t->status != KSCI_EXIT_FATAL && fwrite(b.buf, 1, b.len, t->out) != b.len) {
+		if (t->status == KSCI_EXIT_FATAL)
+			;
+		else if (t->collect)
+			collect_lines(t, b.buf, b.len);
+		else if (fwrite(b.buf, 1, b.len, t->out) != b.len) {
 			tool_write_error();
 			t->status = KSCI_EXIT_FATAL;
 		}

@@ -34,6 +34,12 @@ struct tool {
 	 * (NULL: status "invalid" with the reason). */
 	int jobs;
 	void (*lost)(json_t *rec, const char *why);
+	/* jobs > 1, optional: each record a process wrote, read back here in
+	 * input order; collect emits it (tool_emit) or what stands for it.
+	 * For state the processes could not share (kgen: the ids made in
+	 * this run).  rec is borrowed. */
+	void (*collect)(struct tool *t, json_t *rec, void *ctx);
+	void *collect_ctx;
 };
 
 /* Process one record; emit what should go on.  Return 0, or 1 when the

@@ -19,6 +19,9 @@
 # (exit 2), the run lock ARCHIVE.run.lock is held for the whole run (exit 5),
 # a damaged archive is refused (exit 4), and the provider failure policy is
 # applied to each generation's candidates before they are spread (exit 6).
+# The ledger and the stop rules are evolve.sh's: the rules are checked before
+# each generation and a stop is exit 0 (an unfinished generation's work stays
+# for a later run).
 set -euo pipefail
 
 usage() {
@@ -28,8 +31,11 @@ usage: evolve-parallel.sh [options]
   --task NAME, --backend B, --generations G, --population P, --archive FILE,
   --strategy S, --seed N, --provider P (or --generator P), --model M, --budget SEC,
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
-  --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet
-                       (see evolve.sh --help)
+  --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet,
+  --max-usd X, --max-tokens N, --max-minutes M, --target-speedup S, --plateau G,
+  --prices FILE, --ledger FILE, --max-fix N, --tune N
+                       (see evolve.sh --help; the fix rounds and the tune pass run as the
+                       generation's main step does: kgen here, the stages spread)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
   --chunk N            candidates per job (default: 1)
@@ -44,19 +50,21 @@ usage: evolve-parallel.sh [options]
   --srun, --srun-opt OPT   run each job under srun inside a Slurm allocation
   --keep-work          keep each generation's work directory after appending it
   -h, --help           this text
-Environment: as evolve.sh (KSCI_TASKS, KSCI_CACHE, KSCIBIN).
-Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
-2 usage (nothing run); 3 a tool failed fatally, no parent could be selected, the archive
-could not be read or written, or some jobs failed after their retries (re-run the same
-command to continue); 4 the archive is damaged (nothing run); 5 another run holds the
-archive; 6 stopped by the provider failure policy.
+Environment: as evolve.sh (KSCI_TASKS, KSCI_CACHE, KSCIBIN, KSCI_PRICES, KSCI_LEDGER).
+Exit status: 0 done, or stopped by a stop rule; 1 a generation's tools reported bad
+input (records kept); 2 usage (nothing run); 3 a tool failed fatally, no parent could be
+selected, the archive could not be read or written, or some jobs failed after their
+retries (re-run the same command to continue); 4 the archive is damaged (nothing run);
+5 another run holds the archive; 6 stopped by the provider failure policy.
 USAGE
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=evolve-lib.sh
 . "$here/evolve-lib.sh"
-work="" keep=0
+# shellcheck source=evolve-passes.sh
+. "$here/evolve-passes.sh"
+work="" keep=0 max_fix=2 tune=4
 spread_opts=()
 while [ $# -gt 0 ]; do
 	if evolve_option "$@"; then
@@ -66,6 +74,10 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--work) work=$2; shift ;;
 	--keep-work) keep=1 ;;
+	--max-fix | --tune)
+		[ $# -ge 2 ] || { echo "evolve-parallel.sh: $1 needs a value" >&2; exit 2; }
+		if [ "$1" = --tune ]; then tune=$2; else max_fix=$2; fi
+		shift ;;
 	--bar | --srun) spread_opts+=("$1") ;;
 	-S | --sshlogin | --sshloginfile | --chunk | --jobs | --gpus | --retries | --env | --stages-cmd | \
 		--srun-opt | --kcompile-opt | --kverify-opt | --ktime-opt)
@@ -75,7 +87,12 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed" "$max_pf"
+evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed" "$max_pf" "$max_fix" "$tune"
+# Children per selected base: with a model provider one per kept plan (up
+# to 3, as in the method), so P children come from ceil(P/3) bases (P
+# rounded up to whole bases); mutate: one child per base.
+if [ "$generator" = mutate ]; then per_base=1; else per_base=$((pop < 3 ? pop : 3)); fi
+bases=$(((pop + per_base - 1) / per_base))
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$work" ] || work=$archive.work
 [ -n "$budget" ] && spread_opts+=(--budget "$budget")
@@ -84,14 +101,71 @@ evolve_check_numbers evolve-parallel.sh "$gens" "$pop" "$seed" "$max_pf"
 evolve_find_tools evolve-parallel.sh kselect kgen jq gzip parallel flock
 evolve_dry_run kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
 	--seed "$seed" "${sel_opts[@]}" /dev/null
-evolve_dry_run kgen --provider "$generator" --seed "$seed" "${gen_opts[@]}"
+evolve_dry_run kgen --provider "$generator" --seed "$seed" --max-fix "$max_fix" "${gen_opts[@]}"
+evolve_stops_check
 
 evolve_run_lock
 # archive-append.sh appends gzip members to a .gz archive, plain lines to any other.
 case $archive in *.gz) evolve_check_archive 1 ;; *) evolve_check_archive 0 ;; esac
 mkdir -p "$work"
 [ -e "$archive" ] || : >"$archive"
+evolve_stops_start
 
+
+# par_round G NAME IN KGEN-OPTION...: one pass round of generation G, as
+# its main step: kgen here (where the keys are), the stages spread by
+# spread.sh; the round's new records end in $gdir/pass-NAME.new.ndjson,
+# which also marks it done (a re-run goes on from the first round not
+# done).  Status: 0; 3 a step failed (re-run to continue); 6 the provider
+# policy.
+par_round() {
+	local g=$1 name=$2 in=$3 p=$gdir/pass-$2 rc
+	shift 3
+	[ -e "$p.new.ndjson" ] && return 0
+	if [ ! -e "$p.candidates.ndjson" ]; then
+		set +e
+		kgen "$@" --archive "$archive" "${gen_opts[@]}" <"$in" >"$p.candidates.tmp" 8>&-
+		rc=$?
+		set -e
+		if [ "$rc" -ge 2 ]; then
+			echo "evolve-parallel.sh: generation $g: the model step of $name failed (exit $rc); archive unchanged" >&2
+			return 3
+		fi
+		[ "$rc" = 1 ] && status=1
+		mv "$p.candidates.tmp" "$p.candidates.ndjson"
+	fi
+	set +e
+	"$here/spread.sh" --work "$p.spread" --out "$p.results.ndjson" "${spread_opts[@]}" "${gen_time[@]}" \
+		"$p.candidates.ndjson" 8>&-
+	rc=$?
+	set -e
+	case $rc in
+	0) ;;
+	1) status=1 ;;
+	*) echo "evolve-parallel.sh: generation $g: $name incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
+	esac
+	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson 2>/dev/null >"$gdir/so-far.ndjson" || true
+	passes_new "$gdir/so-far.ndjson" "$p.results.ndjson" "$g" >"$p.new.tmp"
+	evolve_provider_policy "$p.new.tmp" "$g" || return 6
+	mv "$p.new.tmp" "$p.new.ndjson"
+}
+
+# passes G: the fix rounds, then the tune pass (pipelines/evolve-passes.sh).
+passes() {
+	local g=$1 r prev=$gdir/results.ndjson
+	for ((r = 1; r <= max_fix; r++)); do
+		passes_fix_input "$prev" "$gdir/fix$r.in.ndjson"
+		[ -s "$gdir/fix$r.in.ndjson" ] || break
+		par_round "$g" "fix$r" "$gdir/fix$r.in.ndjson" --provider "$generator" --stage fix \
+			--max-fix "$max_fix" --seed "$((seed + g))" || return
+		prev=$gdir/pass-fix$r.new.ndjson
+	done
+	[ "$tune" -gt 0 ] || return 0
+	cat "$gdir/results.ndjson" "$gdir"/pass-fix*.new.ndjson 2>/dev/null >"$gdir/tune.from.ndjson" || true
+	passes_tune_input "$gdir/tune.from.ndjson" "$gdir/tune.in.ndjson" "$((seed + g))"
+	[ -s "$gdir/tune.in.ndjson" ] || return 0
+	par_round "$g" tune "$gdir/tune.in.ndjson" --provider mutate --children "$tune" --seed "$((seed + g))"
+}
 
 status=0
 while :; do
@@ -104,16 +178,18 @@ while :; do
 		if [ "$n" -le "$last" ] && [ "$keep" = 0 ]; then rm -rf "$d"; fi
 	done
 	[ "$last" -ge "$gens" ] && break
+	evolve_stop_check && break
 	g=$((last + 1))
 	gdir=$work/$task-$backend-g$g
 	mkdir -p "$gdir"
 	if [ ! -e "$gdir/candidates.ndjson" ]; then
+		evolve_ledger_mark "$g"
 		set +e
 		# The tools and jobs do not get the run lock (fd 8): it ends with this
 		# script, not with the last job or progress loop that outlives it.
-		kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+		kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$bases" \
 			--seed "$((seed + g))" "${sel_opts[@]}" "$archive" 8>&- |
-			kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" \
+			kgen --provider "$generator" --seed "$((seed + g))" --children "$per_base" --archive "$archive" "${gen_opts[@]}" \
 				>"$gdir/candidates.tmp" 8>&-
 		rcs=("${PIPESTATUS[@]}")
 		set -e
@@ -141,9 +217,12 @@ while :; do
 	2) exit 2 ;;
 	*) echo "evolve-parallel.sh: generation $g incomplete; archive unchanged; re-run to continue" >&2; exit 3 ;;
 	esac
-	"$here/archive-append.sh" "$archive" "$gdir/results.ndjson" 8>&- || exit 3
+	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
+	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
+	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
 	[ "$keep" = 1 ] || rm -rf "$gdir"
 	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done
 rmdir "$work" 2>/dev/null || true
+evolve_stopped
 exit "$status"

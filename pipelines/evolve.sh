@@ -12,7 +12,12 @@
 # when another run holds it), and an archive the tools cannot read to its end
 # is refused (exit 4). A generation whose records show an authentication or
 # quota failure, or --max-provider-failures consecutive provider failures, is
-# not archived and the run stops (exit 6). Codes: docs/exit-codes.md.
+# not archived and the run stops (exit 6). Every model call of the run is a
+# line in the ledger (ARCHIVE.ledger.ndjson, written by kselect and kgen as
+# each call ends); the stop rules (--max-usd, --max-tokens, --max-minutes,
+# --target-speedup, --plateau) are checked before each generation and end
+# the run normally (exit 0), saying why in ARCHIVE.stop.json and on stderr.
+# Codes: docs/exit-codes.md.
 set -euo pipefail
 
 usage() {
@@ -21,7 +26,9 @@ usage: evolve.sh [options]
   --task NAME          task under the tasks root (default: matmul)
   --backend B          c | cuda | hip (default: c)
   --generations G      stop once generation G is complete (default: 5; the seed is generation 0)
-  --population P       children per generation (default: 8)
+  --population P       children per generation (default: 8); with a model provider each
+                       selected base yields one child per kept plan (up to 3), so P is
+                       rounded up to whole bases (fix and tune children come on top)
   --archive FILE       gzip NDJSON archive, appended to (default: runs/TASK-BACKEND.ndjson.gz)
   --strategy S         kselect strategy (default: tournament)
   --seed N             base random seed; generation g uses N+g (default: 1)
@@ -33,6 +40,9 @@ usage: evolve.sh [options]
                        out compile_error, wrong, crashed or timeout go through
                        kgen --stage fix | kcompile | kverify | ktime, and the fixed
                        children that fail again, up to N rounds (default: 2; 0: none)
+  --tune N             model providers, "model, then tune": each model child that was
+                       timed and keeps ktune: knobs gets N mutate children in the same
+                       generation (default: 4; 0: none)
   --stop-slower F      stop timing a child whose speedup over the seed falls below F
                        times the best so far: status slow (ktime --stop-slower;
                        default: 0.5; 0: time every child in full)
@@ -41,21 +51,34 @@ usage: evolve.sh [options]
   --max-provider-failures K
                        stop after K consecutive provider failures (default: 3; 0: never);
                        an authentication or quota failure stops at once
+  --max-usd X          stop once the ledger's spend reaches X dollars (needs a price table)
+  --max-tokens N       stop once the ledger's tokens bought (in + out) reach N
+  --max-minutes M      stop once this run has taken M minutes
+  --target-speedup S   stop once the best candidate is S times as fast as the seed
+  --plateau G          stop once the best has not improved for G generations
+                       (each checked before every generation; a stop is exit 0, with
+                       its reason on stderr and in ARCHIVE.stop.json)
+  --prices FILE        price table for kgen's and kselect's calls (sets KSCI_PRICES)
+  --ledger FILE        one line per model call (default: $KSCI_LEDGER, else
+                       ARCHIVE.ledger.ndjson)
   -q, --quiet          no per-generation summary
   -h, --help           this text
 Environment: KSCI_TASKS (tasks root), KSCI_CACHE (compile cache), KSCIBIN
-(directory of the ksci tools; default: next to this script's ../build/bin, then PATH).
-Exit status: 0 done; 1 a generation's tools reported bad input (records kept);
-2 usage (nothing run); 3 a tool failed fatally, no parent could be selected, or the
-archive could not be read or written; 4 the archive is damaged (nothing run); 5 another
-run holds the archive; 6 stopped by the provider failure policy.
+(directory of the ksci tools; default: next to this script's ../build/bin, then PATH),
+KSCI_PRICES, KSCI_LEDGER.
+Exit status: 0 done, or stopped by a stop rule; 1 a generation's tools reported bad
+input (records kept); 2 usage (nothing run); 3 a tool failed fatally, no parent could be
+selected, or the archive could not be read or written; 4 the archive is damaged (nothing
+run); 5 another run holds the archive; 6 stopped by the provider failure policy.
 USAGE
 }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=evolve-lib.sh
 . "$here/evolve-lib.sh"
-comp_opts=() ver_opts=() time_opts=() max_fix=2
+# shellcheck source=evolve-passes.sh
+. "$here/evolve-passes.sh"
+comp_opts=() ver_opts=() time_opts=() max_fix=2 tune=4
 while [ $# -gt 0 ]; do
 	if evolve_option "$@"; then
 		shift "$evolve_shift"
@@ -66,12 +89,18 @@ while [ $# -gt 0 ]; do
 	--kverify-opt) ver_opts+=("$2"); shift ;;
 	--ktime-opt) time_opts+=("$2"); shift ;;
 	--max-fix) [ $# -ge 2 ] || { echo "evolve.sh: --max-fix needs a value" >&2; exit 2; }; max_fix=$2; shift ;;
+	--tune) [ $# -ge 2 ] || { echo "evolve.sh: --tune needs a value" >&2; exit 2; }; tune=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "evolve.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf" "$max_fix"
+evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf" "$max_fix" "$tune"
+# Children per selected base: with a model provider one per kept plan (up
+# to 3, as in the method), so P children come from ceil(P/3) bases (P
+# rounded up to whole bases); mutate: one child per base.
+if [ "$generator" = mutate ]; then per_base=1; else per_base=$((pop < 3 ? pop : 3)); fi
+bases=$(((pop + per_base - 1) / per_base))
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
@@ -83,63 +112,81 @@ evolve_dry_run kgen --provider "$generator" --seed "$seed" --max-fix "$max_fix" 
 evolve_dry_run kcompile "${comp_opts[@]}"
 evolve_dry_run kverify "${ver_opts[@]}"
 evolve_dry_run ktime "${time_opts[@]}" --stop-slower "$stop_slower"
+evolve_stops_check
 
 evolve_run_lock
 evolve_check_archive 1
 [ -e "$archive" ] || : >"$archive"
+evolve_stops_start
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX") || { echo "evolve.sh: cannot make a temporary directory in ${TMPDIR:-/tmp}" >&2; exit 3; }
 trap 'rm -rf "$tmp"' EXIT
 
 
-# fix_pass G: the fix rounds of generation G (the records in $out).  Each
-# round takes the children of the round before (first: the generation) that
-# failed for their own sake (not a transient compile failure of the
-# machine), asks kgen --stage fix for a corrected child of each, and sends
-# those through the stages; kgen passes each failed record on unchanged
-# before its child, so only records whose id is new are kept, appended to
-# $out, as generation G (kgen numbers a child one past its parent).  kgen's own --max-fix bounds the fixes in a row in a lineage, across
-# generations.  Status: 0, 3 a stage failed fatally, 6 the provider policy.
+# pass_round G WHAT IN KGEN-OPTION...: kgen with these options on IN, then
+# the stages; the records that are new are appended to $out (and left in
+# $tmp/pass-new.ndjson) as generation G.  Status: 0, 3 a stage failed
+# fatally, 6 the provider policy.
+pass_round() {
+	local g=$1 what=$2 in=$3 res=$tmp/pass-out.ndjson
+	shift 3
+	set +e
+	kgen "$@" --archive "$archive" "${gen_opts[@]}" <"$in" 8>&- |
+		kcompile "${comp_opts[@]}" 8>&- |
+		kverify "${ver_opts[@]}" 8>&- |
+		ktime "${time_opts[@]}" "${gen_time[@]}" >"$res" 8>&-
+	local rcs=("${PIPESTATUS[@]}") rc worst=0
+	set -e
+	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	if [ "$worst" -ge 2 ]; then
+		echo "evolve.sh: generation $g: $what failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
+		return 3
+	fi
+	[ "$worst" = 1 ] && status=1
+	passes_new "$out" "$res" "$g" >"$tmp/pass-new.ndjson"
+	evolve_provider_policy "$tmp/pass-new.ndjson" "$g" || return
+	cat "$tmp/pass-new.ndjson" >>"$out"
+}
+
+# fix_pass G: up to --max-fix rounds (pipelines/evolve-passes.sh); each
+# round takes the failures of the round before (first: the generation's).
+# kgen's own --max-fix bounds the fixes in a row in a lineage, across
+# generations.
 fix_pass() {
-	local g=$1 r batch=$tmp/fix-batch.ndjson fixed=$tmp/fix-out.ndjson
-	cp "$out" "$batch"
+	local g=$1 r
+	cp "$out" "$tmp/pass-new.ndjson"
 	for ((r = 1; r <= max_fix; r++)); do
-		jq -c 'select((.status | IN("compile_error", "wrong", "crashed", "timeout")) and
-			(.compile.transient // false | not))' "$batch" >"$tmp/fix-in.ndjson"
+		passes_fix_input "$tmp/pass-new.ndjson" "$tmp/fix-in.ndjson"
 		[ -s "$tmp/fix-in.ndjson" ] || return 0
-		set +e
-		kgen --provider "$generator" --stage fix --max-fix "$max_fix" --seed "$((seed + g))" \
-			--archive "$archive" "${gen_opts[@]}" <"$tmp/fix-in.ndjson" 8>&- |
-			kcompile "${comp_opts[@]}" 8>&- |
-			kverify "${ver_opts[@]}" 8>&- |
-			ktime "${time_opts[@]}" "${gen_time[@]}" >"$fixed" 8>&-
-		local rcs=("${PIPESTATUS[@]}") rc worst=0
-		set -e
-		for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
-		if [ "$worst" -ge 2 ]; then
-			echo "evolve.sh: generation $g: fix round $r failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
-			return 3
-		fi
-		[ "$worst" = 1 ] && status=1
-		jq -c --slurpfile old "$out" --argjson g "$g" \
-			'($old | map(.id)) as $ids | select(.id as $i | $ids | index($i) | not) | .generation = $g' \
-			"$fixed" >"$batch"
-		evolve_provider_policy "$batch" "$g" || return
-		cat "$batch" >>"$out"
+		pass_round "$g" "fix round $r" "$tmp/fix-in.ndjson" --provider "$generator" --stage fix \
+			--max-fix "$max_fix" --seed "$((seed + g))" || return
 	done
+}
+
+# tune_pass G: model, then tune — --tune mutate children of each model
+# child of the generation (its fixes included) that was timed and keeps
+# ktune knobs.
+tune_pass() {
+	local g=$1
+	passes_tune_input "$out" "$tmp/tune-in.ndjson" "$((seed + g))"
+	[ -s "$tmp/tune-in.ndjson" ] || return 0
+	pass_round "$g" "the tune pass" "$tmp/tune-in.ndjson" --provider mutate --children "$tune" \
+		--seed "$((seed + g))"
 }
 
 status=0
 while :; do
 	evolve_read_state || exit
 	[ "$last" -ge "$gens" ] && break
+	evolve_stop_check && break
 	evolve_time_opts ""
 	g=$((last + 1))
+	evolve_ledger_mark "$g"
 	out="$tmp/gen.ndjson"
 	set +e
 	# The tools do not get the run lock (fd 8): it ends with this script.
-	kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$pop" \
+	kselect --task "$task" --backend "$backend" --strategy "$strategy" -n "$bases" \
 		--seed "$((seed + g))" "${sel_opts[@]}" "$archive" 8>&- |
-		kgen --provider "$generator" --seed "$((seed + g))" --archive "$archive" "${gen_opts[@]}" 8>&- |
+		kgen --provider "$generator" --seed "$((seed + g))" --children "$per_base" --archive "$archive" "${gen_opts[@]}" 8>&- |
 		kcompile "${comp_opts[@]}" 8>&- |
 		kverify "${ver_opts[@]}" 8>&- |
 		ktime "${time_opts[@]}" "${gen_time[@]}" >"$out" 8>&-
@@ -158,6 +205,7 @@ while :; do
 	fi
 	evolve_provider_policy "$out" "$g" || exit
 	if [ "$max_fix" -gt 0 ] && [ "$generator" != mutate ]; then fix_pass "$g" || exit; fi
+	if [ "$tune" -gt 0 ] && [ "$generator" != mutate ]; then tune_pass "$g" || exit; fi
 	# One gzip member per generation through karchive append: every line
 	# checked to read back the same (else nothing is appended), the member
 	# written in one go under ARCHIVE.lock and fsynced, a failed write cut
@@ -175,4 +223,5 @@ while :; do
 	fi
 	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done
+evolve_stopped
 exit "$status"

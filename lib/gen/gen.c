@@ -4,18 +4,19 @@
  * gen_request checks a request once and hands it to one generator: the seed
  * request (base: null) to gen_seed, a base to gen_mutate or to the model
  * stages of gen_llm.  gen_load_archive fills the state the generators read:
- * the seen ids and the lab notebook.
+ * the seen ids, the lab notebook and the speedups of timed records.
  *
  * The archive is read through lib/archive.h (decompression on a second
  * thread) and each line is walked with lib/jscan.h, not parsed: an archive
- * is mostly kernel sources and logs, and only the id and whether the record
- * feeds the notebook matter here.  A line is parsed by jansson only when it
- * feeds the notebook, or when the walk cannot vouch that jansson would take
- * it (js_strict): then the parse decides, and its message is the
- * warning, exactly as when every line was parsed.
+ * is mostly kernel sources and logs, and only the id, its speedup over the
+ * seed and whether the record feeds the notebook matter here.  A line is
+ * parsed by jansson only when it feeds the notebook, or when the walk cannot
+ * vouch that jansson would take it (js_strict): then the parse decides, and
+ * its message is the warning, exactly as when every line was parsed.
  */
 #include "gen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,31 +40,45 @@ void gen_init(struct gen *g)
 		g->tasks = task_root();
 	g->seen = json_object();
 	g->notebook = json_array();
+	g->speedups = json_object();
 }
 
 void gen_free(struct gen *g)
 {
 	json_decref(g->seen);
 	json_decref(g->notebook);
-	g->seen = g->notebook = NULL;
+	json_decref(g->speedups);
+	g->seen = g->notebook = g->speedups = NULL;
 }
 
 /* ---- the archive ---- */
 
 /* Keep what a lab notebook can learn from: candidates with a measured
- * outcome and the hypothesis that produced them.  The same rule on a walked
- * line's origin and on a parsed record. */
+ * outcome and the hypothesis that produced them, and fixes (origin.fixes)
+ * with theirs.  The same rule on a walked line's origin and on a parsed
+ * record. */
 static int notebook_worthy(struct js_span origin)
 {
 	struct js_span v;
 	return (js_path(origin, "hypothesis", &v) == 0 && (v.p[0] == '{' || v.p[0] == '"')) ||
-	       (js_path(origin, "plan.title", &v) == 0 && v.p[0] == '"');
+	       (js_path(origin, "plan.title", &v) == 0 && v.p[0] == '"') ||
+	       (js_path(origin, "fixes", &v) == 0 && v.p[0] == '"');
 }
 
 static int notebook_worthy_rec(const json_t *r)
 {
 	json_t *h = rec_path(r, "origin.hypothesis");
-	return json_is_object(h) || json_is_string(h) || json_is_string(rec_path(r, "origin.plan.title"));
+	return json_is_object(h) || json_is_string(h) || json_is_string(rec_path(r, "origin.plan.title")) ||
+	       json_is_string(rec_path(r, "origin.fixes"));
+}
+
+/* A timed record's speedup over the seed, for the notebook's "vs parent"
+ * (the parent of an experiment need not be one itself: the seed, a mutate
+ * child). */
+static void note_speedup(struct gen *g, const char *id, double sp)
+{
+	if (id && isfinite(sp))
+		json_object_set_new(g->speedups, id, json_real(sp));
 }
 
 static void see(struct gen *g, const char *id)
@@ -72,16 +87,22 @@ static void see(struct gen *g, const char *id)
 		json_object_set_new(g->seen, id, json_true());
 }
 
-/* The id of a walked line into the seen set (a non-string id counts not). */
-static void see_span(struct gen *g, struct js_span id)
+/* The id of a walked line into the seen set (a non-string id counts not),
+ * and its time.speedup_vs_seed when it has one. */
+static void see_span(struct gen *g, struct js_span id, struct js_span time)
 {
 	char buf[256];
 	long n = id.p && id.p[0] == '"' ? js_strlen(id) : -1;
 	if (n < 0)
 		return;
 	char *s = (size_t)n < sizeof buf ? buf : malloc((size_t)n + 1);
-	if (s && js_string(id, s, (size_t)n + 1) == 0)
+	if (s && js_string(id, s, (size_t)n + 1) == 0) {
+		struct js_span v;
+		double sp;
 		see(g, s);
+		if (time.n && time.p[0] == '{' && js_path(time, "speedup_vs_seed", &v) == 0 && js_number(v, &sp) == 0)
+			note_speedup(g, s, sp);
+	}
 	if (s != buf)
 		free(s);
 }
@@ -93,9 +114,9 @@ struct load {
 
 static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_t off)
 {
-	static const char *const keys[] = {"id", "origin"};
+	static const char *const keys[] = {"id", "origin", "time"};
 	struct load *l = ctx;
-	struct js_span sp[2];
+	struct js_span sp[3];
 	char e[ERRBUF];
 	size_t i = 0;
 	(void)off;
@@ -103,9 +124,9 @@ static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 		i++;
 	if (i == n)
 		return 0; /* blank lines are no records */
-	int walked = js_fields(line, n, keys, 2, sp, e) == 0 && js_strict(line, n);
+	int walked = js_fields(line, n, keys, 3, sp, e) == 0 && js_strict(line, n);
 	if (walked && !notebook_worthy(sp[1])) {
-		see_span(l->g, sp[0]);
+		see_span(l->g, sp[0], sp[2]);
 		return 0;
 	}
 	/* The readers' one line rule (lib/ndjson.h): an integer beyond 64 bits
@@ -117,6 +138,7 @@ static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 	}
 	{
 		see(l->g, rec_str(rec, "id"));
+		note_speedup(l->g, rec_str(rec, "id"), rec_num(json_object_get(rec, "time"), "speedup_vs_seed"));
 		if (notebook_worthy_rec(rec)) {
 			/* The notebook needs the outcome, not the source. */
 			json_object_del(rec, "source");
@@ -126,6 +148,24 @@ static int load_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 	}
 	json_decref(rec);
 	return 0;
+}
+
+int gen_collect(struct gen *g, json_t *rec)
+{
+	const char *id = rec_str(rec, "id"), *st = rec_str(rec, "status");
+	if (id && st && strcmp(st, ST_GENERATED) == 0) {
+		if (gen_seen(g, id)) {
+			char m[ERRBUF];
+			snprintf(m, sizeof m, "the answer's code is that of %s, made at the same time for another request", id);
+			json_object_set_new(rec, "duplicate_of", json_string(id));
+			json_object_del(rec, "source");
+			json_object_del(rec, "id");
+			rec_fail(rec, "gen", "duplicate", ST_GEN_ERROR, m);
+		} else {
+			see(g, id);
+		}
+	}
+	return g->emit(g->ctx, rec) ? -1 : 0;
 }
 
 int gen_load_archive(struct gen *g, const char *path, char *errbuf)

@@ -13,6 +13,7 @@
  *                      skeleton, gen_error/invalid records, emitting
  *   mutate.c/.h        knob parsing and move order (for gen_mutate)
  *   prompt.c/.h        templates, knowledge and the lab notebook (gen_llm)
+ *   facts.c/.h         the device, timings and resources as prompt text (gen_llm)
  *   extract.c/.h       code out of a model's answer (gen_llm)
  *
  * Calls run dispatcher -> generators -> gen_child, never back.  struct gen
@@ -40,7 +41,8 @@
 /* Defaults (tool "kgen", one child, the tasks root) and empty state. */
 void gen_init(struct gen *g);
 /* Read an archive (plain or gzip NDJSON): ids go into the seen set, records
- * with an origin.hypothesis or origin.plan.title feed the notebook.
+ * with an origin.hypothesis, origin.plan.title or origin.fixes feed the
+ * notebook, and every time.speedup_vs_seed goes into g->speedups.
  * Unreadable lines are skipped with a warning.  -1 and errbuf if the file
  * cannot be opened or read; AR_DAMAGED (lib/archive.h) and errbuf when the
  * gzip archive is torn or truncated. */
@@ -50,6 +52,12 @@ int gen_load_archive(struct gen *g, const char *path, char *errbuf);
  * Returns 0; 1 when the request was invalid (it was emitted as "invalid");
  * -1 when emitting failed (stop). */
 int gen_request(struct gen *g, json_t *req, long line);
+/* kgen -j: a record one of the worker processes made, back in the process
+ * that holds the run's seen set (the workers could not share theirs).  A
+ * child whose id was already made in this run becomes a gen_error
+ * "duplicate" (its origin, with the calls it was charged, kept); any other
+ * child's id joins the set.  Emits it.  0, or -1 when emitting failed. */
+int gen_collect(struct gen *g, json_t *rec);
 void gen_free(struct gen *g);
 
 #endif

@@ -44,6 +44,7 @@ struct gen {
 	/* state (owned) */
 	json_t *seen;     /* ids in the archive or already emitted: object as a set */
 	json_t *notebook; /* archive records kept for the lab notebook (model providers) */
+	json_t *speedups; /* id -> time.speedup_vs_seed of every timed archive record (the notebook's "vs parent") */
 	gen_emit_fn emit;
 	gen_warn_fn warn;
 	void *ctx;

@@ -5,18 +5,23 @@
  * requests of a generation that share a base share that call too) and the
  * kept plans are handed out round-robin by the request's child index, so a
  * generation explores the most innovative, the highest-ceiling and the
- * safest plan side by side.  With --stage plan the plans are emitted as
- * requests carrying "plan", for a later `kgen --stage write`.
+ * safest plan side by side — or, when the request's bandit arm names a
+ * kind of plan ("plan:memory"), the plans of that kind alone, so the arm
+ * the bandit pulled is the arm the child tries (gen_plan_kinds).  With
+ * --stage plan the plans are emitted as requests carrying "plan", for a
+ * later `kgen --stage write`.
  *
  * Accounting: each record lists in origin.calls the calls that made it; a
- * plan call is charged to the first record emitted for its request, so
- * summing origin.usage over an archive counts every call once.
+ * plan call is charged to the first record emitted for its request, and a
+ * call with several choices to the first record made from it, so summing
+ * origin.usage over an archive counts every call once.
  */
 #include "gen_llm.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "extract.h"
 #include "prompt.h"
@@ -31,6 +36,8 @@ struct job {
 	const struct gen_llm_config *sc;
 	const json_t *req;
 	json_t *pending; /* calls not yet charged to a record */
+	int k;           /* which of the request's children is being written */
+	char charged[17]; /* call_id of the last call charged (lib/llm.h) */
 };
 
 static void charge(struct job *j, json_t *origin, json_t *call)
@@ -41,26 +48,15 @@ static void charge(struct job *j, json_t *origin, json_t *call)
 		json_decref(j->pending);
 		j->pending = NULL;
 	}
-	if (call)
+	/* A call with several choices (--n) makes several records: it is
+	 * charged to the first, so that an archive counts it once. */
+	const char *id = json_string_value(json_object_get(call, "call_id"));
+	if (call && !(id && strcmp(id, j->charged) == 0))
 		json_array_append(calls, call);
-	double tin = 0, tout = 0, cost = 0, lat = 0;
-	int priced = 0;
-	size_t i;
-	json_t *c;
-	json_array_foreach(calls, i, c) {
-		tin += (double)json_integer_value(json_object_get(c, "tokens_in"));
-		tout += (double)json_integer_value(json_object_get(c, "tokens_out"));
-		lat += json_number_value(json_object_get(c, "latency_s"));
-		if (json_is_number(json_object_get(c, "cost_usd"))) {
-			cost += json_number_value(json_object_get(c, "cost_usd"));
-			priced = 1;
-		}
-	}
-	json_t *u = json_pack("{s:I, s:I, s:f, s:I}", "tokens_in", (json_int_t)tin, "tokens_out", (json_int_t)tout,
-			      "latency_s", lat, "calls", (json_int_t)json_array_size(calls));
-	if (priced)
-		json_object_set_new(u, "cost_usd", json_real(cost));
-	json_object_set_new(origin, "usage", u);
+	if (id)
+		snprintf(j->charged, sizeof j->charged, "%s", id);
+	/* The one accounting rule (lib/price.h): cached answers cost 0. */
+	json_object_set_new(origin, "usage", llm_usage_json(calls));
 	json_object_set_new(origin, "calls", calls);
 }
 
@@ -80,8 +76,11 @@ static int emit_fail(struct job *j, const char *stage, const char *reason, const
 {
 	json_t *c = gen_child_skeleton(j->req);
 	json_t *o = base_origin(j, stage);
-	if (plan)
+	if (plan) {
 		json_object_set(o, "plan", plan);
+		if (json_is_string(json_object_get(plan, "kind")))
+			json_object_set(o, "kind", json_object_get(plan, "kind"));
+	}
 	charge(j, o, call);
 	if (call && json_object_get(call, "exchange"))
 		json_object_set(o, "exchange", json_object_get(call, "exchange"));
@@ -103,27 +102,44 @@ static char *task_text(const struct gen *g, const char *task)
 	return s ? s : strdup("");
 }
 
-/* Common template variables for a request. */
+/* Common template variables for a request: the task, the base and the
+ * reference with their timings and resources, the detected device, the
+ * knowledge that fits (back end, the base's binding limit, architecture)
+ * and the lab notebook (docs/providers.md, "What the model is told"). */
 static json_t *vars_for(struct job *j, const json_t *base)
 {
-	char e[ERRBUF];
+	char e[ERRBUF], arch[64];
 	const char *task = rec_str(j->req, "task"), *backend = rec_str(j->req, "backend");
-	json_t *ref = json_array_get(json_object_get(j->req, "inspirations"), 0);
+	const json_t *insp = json_object_get(j->req, "inspirations");
+	json_t *ref = json_array_get(insp, 0);
+	const struct task *t = task_get(j->g->tasks, task, e);
+	struct fact_ctx fc = {backend, t, fact_env(base, insp, j->g->notebook, task, backend)};
+	struct fact_ctx rc = fc;
+	if (json_is_object(rec_path(ref, "time.env")))
+		rc.env = rec_path(ref, "time.env");
+	struct prm_fit fit = {backend, fact_bound(base, &fc), fact_arch(fc.env, base, arch, sizeof arch)};
 	char *tt = task_text(j->g, task);
-	char *kn = prm_knowledge(j->sc->knowledge, backend, 48000, e);
-	char *nb = prm_notebook(j->g->notebook, task, (size_t)j->sc->notebook_max);
-	char *bt = prm_timings(base);
-	char *rt = ref ? prm_timings(ref) : strdup("(no reference kernel)");
-	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i}", "task", task, "backend",
-			      backend, "task_json", tt ? tt : "", "knowledge", kn ? kn : "(knowledge unavailable)",
-			      "notebook", nb ? nb : "", "base_source", rec_str(base, "source"), "base_timings",
-			      bt ? bt : "", "reference_source",
+	char *kn = prm_knowledge(j->sc->knowledge, &fit, 48000, e);
+	if (!kn)
+		gen_warnf(j->g, "knowledge: %s", e);
+	char *nb = prm_notebook(j->g->notebook, j->g->speedups, task, backend, (size_t)j->sc->notebook_max);
+	char *dv = fact_device(&fc, base);
+	char *bt = fact_timings(base, &fc);
+	char *br = fact_resources(base, &fc);
+	char *rt = ref ? fact_timings(ref, &rc) : strdup("(no reference kernel)");
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i}", "task", task,
+			      "backend", backend, "task_json", tt ? tt : "", "knowledge",
+			      kn ? kn : "(knowledge unavailable)", "notebook", nb ? nb : "", "device", dv ? dv : "",
+			      "bound", fact_bound_name(fit.bound), "base_source", rec_str(base, "source"), "base_timings",
+			      bt ? bt : "", "base_resources", br ? br : "", "reference_source",
 			      ref && rec_str(ref, "source") ? rec_str(ref, "source") : "(no reference kernel)",
 			      "reference_timings", rt ? rt : "", "n_avenues", 10, "n_plans", 5);
 	free(tt);
 	free(kn);
 	free(nb);
+	free(dv);
 	free(bt);
+	free(br);
 	free(rt);
 	return v;
 }
@@ -144,20 +160,32 @@ static int ask(struct job *j, const char *name, json_t *vars, struct llm_reply *
 		*reason = "prompt";
 		return -1;
 	}
-	/* The replay tag: which stage, for which parent and child. */
+	/* The replay tag: which stage, for which parent, generation and
+	 * child — the generation too, since a later generation may build on
+	 * the same parent again, and replay answers a tag in recorded order
+	 * within one process only (each generation is a new kgen). */
 	char tag[256];
 	const json_t *base = json_object_get(j->req, "base");
 	const char *bid = json_string_value(json_object_get(base ? base : j->req, "id"));
-	snprintf(tag, sizeof tag, "%s:%s:%lld", name, bid ? bid : "-",
+	snprintf(tag, sizeof tag, "%s:%s:%lld:%lld", name, bid ? bid : "-",
+		 (long long)json_integer_value(json_object_get(j->req, "generation")),
 		 (long long)json_integer_value(json_object_get(j->req, "child")));
 	struct llm_config cfg = j->sc->llm;
 	cfg.replay_key = tag;
+	char stage[16]; /* the ledger's: "plan", "write", "fix" */
+	snprintf(stage, sizeof stage, "%.*s", (int)strcspn(name, "."), name);
+	cfg.stage = stage;
 	/* Writes and fixes are each child's own (its seed, distinct per child,
 	 * docs/record.md); the plan is shared by a request's children. */
 	char sample[64];
 	json_t *cseed = json_object_get(json_object_get(j->req, "strategy"), "seed");
 	if (strcmp(name, "plan.txt") != 0 && json_is_integer(cseed)) {
-		snprintf(sample, sizeof sample, "%lld", (long long)json_integer_value(cseed));
+		/* ... and each of a request's children its own sample (the
+		 * first keeps the bare seed: caches made before still hit). */
+		if (j->k > 0)
+			snprintf(sample, sizeof sample, "%lld/%d", (long long)json_integer_value(cseed), j->k);
+		else
+			snprintf(sample, sizeof sample, "%lld", (long long)json_integer_value(cseed));
 		cfg.sample = sample;
 	}
 	int rc = llm_complete(&cfg, sys, p, r, e);
@@ -198,24 +226,64 @@ static json_t *answer_json(const char *t)
 	return json_loadb(a, (size_t)(b - a + 1), 0, NULL);
 }
 
-/* Keep the most innovative, the highest maximum and the highest minimum
- * uplift (distinct where possible), up to keep. */
-static json_t *keep_plans(json_t *plans, int keep)
+const char *const gen_plan_kinds[] = {"memory",    "compute", "parallelism", "algorithm", "precision",
+				       "fusion",    "tuning",  "other",       NULL};
+
+/* Set p's "kind" to one of gen_plan_kinds: the model's word, case
+ * ignored, when it is one, else "other" (the bandit's arms must be few). */
+static void plan_kind(json_t *p)
 {
-	static const char *const keys[] = {"innovation", "max_uplift", "min_uplift"};
+	const char *k = json_string_value(json_object_get(p, "kind"));
+	int i = 0;
+	while (k && gen_plan_kinds[i] && strcasecmp(k, gen_plan_kinds[i]) != 0)
+		i++;
+	json_object_set_new(p, "kind", json_string(k && gen_plan_kinds[i] ? gen_plan_kinds[i] : "other"));
+}
+
+/* The kind the request's bandit arm names ("plan:KIND" with KIND listed),
+ * or NULL: then no kind is preferred. */
+static const char *arm_kind(const json_t *req)
+{
+	const char *a = json_string_value(rec_path(req, "strategy.arm"));
+	if (!a || strncmp(a, "plan:", 5) != 0)
+		return NULL;
+	for (int i = 0; gen_plan_kinds[i]; i++)
+		if (strcmp(a + 5, gen_plan_kinds[i]) == 0)
+			return gen_plan_kinds[i];
+	return NULL;
+}
+
+static int has_kind(const json_t *p, const char *kind)
+{
+	const char *k = json_string_value(json_object_get(p, "kind"));
+	return kind && k && strcmp(k, kind) == 0;
+}
+
+/* Keep the most innovative, the highest maximum and the highest minimum
+ * uplift (distinct where possible), up to keep; and when the request's arm
+ * wants a kind none of those has, the most innovative plan of that kind
+ * too (kept_for "arm"), so the write can honour the arm. */
+static json_t *keep_plans(json_t *plans, int keep, const char *want)
+{
+	static const char *const keys[] = {"innovation", "max_uplift", "min_uplift", "arm"};
 	json_t *kept = json_array();
 	size_t n = json_array_size(plans);
 	char *used = calloc(n ? n : 1, 1);
-	for (int k = 0; used && k < 3 && (int)json_array_size(kept) < keep; k++) {
+	int have = 0;
+	for (int k = 0; used && k < 4; k++) {
+		if (k < 3 ? (int)json_array_size(kept) >= keep : have || !want)
+			continue;
 		long best = -1;
 		for (size_t i = 0; i < n; i++)
-			if (!used[i] && (best < 0 || num_of(json_array_get(plans, i), keys[k]) >
-							num_of(json_array_get(plans, (size_t)best), keys[k])))
+			if (!used[i] && (k < 3 || has_kind(json_array_get(plans, i), want)) &&
+			    (best < 0 || num_of(json_array_get(plans, i), keys[k < 3 ? k : 0]) >
+					     num_of(json_array_get(plans, (size_t)best), keys[k < 3 ? k : 0])))
 				best = (long)i;
 		if (best < 0)
-			break;
+			continue;
 		used[best] = 1;
 		json_t *p = json_deep_copy(json_array_get(plans, (size_t)best));
+		have |= has_kind(p, want);
 		json_object_set_new(p, "kept_for", json_string(keys[k]));
 		json_array_append_new(kept, p);
 	}
@@ -242,6 +310,8 @@ static int plan(struct job *j, const json_t *base, json_t **kept)
 	json_t *a = answer_json(r.text);
 	json_t *plans = json_object_get(a, "plans");
 	int bad = !json_is_array(plans) || json_array_size(plans) == 0;
+	size_t i;
+	json_t *p;
 	if (bad) {
 		const char *why = looks_refusal(r.text) ? "refusal"
 				  : r.finish && (strcmp(r.finish, "length") == 0 || strcmp(r.finish, "max_tokens") == 0)
@@ -254,10 +324,12 @@ static int plan(struct job *j, const json_t *base, json_t **kept)
 		json_decref(call);
 		return rc ? -2 : -1;
 	}
-	*kept = keep_plans(plans, j->sc->keep);
+	json_array_foreach(plans, i, p) {
+		if (json_is_object(p))
+			plan_kind(p);
+	}
+	*kept = keep_plans(plans, j->sc->keep, arm_kind(j->req));
 	json_t *av = json_object_get(a, "avenues");
-	size_t i;
-	json_t *p;
 	json_array_foreach(*kept, i, p) {
 		if (av)
 			json_object_set_new(p, "avenues_considered", json_integer((json_int_t)json_array_size(av)));
@@ -315,6 +387,8 @@ static int child_from_reply(struct job *j, const char *stage, const json_t *base
 		json_t *o = base_origin(j, stage);
 		if (plan_obj) {
 			json_object_set(o, "plan", plan_obj);
+			if (json_is_string(json_object_get(plan_obj, "kind")))
+				json_object_set(o, "kind", json_object_get(plan_obj, "kind"));
 			json_t *h = json_object_get(plan_obj, "hypothesis");
 			if (!h)
 				h = json_object_get(plan_obj, "title");
@@ -322,6 +396,9 @@ static int child_from_reply(struct job *j, const char *stage, const json_t *base
 				json_object_set(o, "hypothesis", h);
 		}
 		if (fix_attempt > 0) {
+			/* a fix pursues the kind of what it fixes (the bandit's arm) */
+			if (json_is_string(rec_path(base, "origin.kind")))
+				json_object_set(o, "kind", rec_path(base, "origin.kind"));
 			json_object_set_new(o, "fix_attempt", json_integer(fix_attempt));
 			json_object_set_new(o, "fixes", json_string(rec_str(base, "id") ? rec_str(base, "id") : ""));
 		}
@@ -408,7 +485,7 @@ static int fix(struct job *j, const json_t *base)
 int gen_llm_request(struct gen *g, const json_t *req, long line)
 {
 	(void)line;
-	struct job j = {g, g->stages, req, NULL};
+	struct job j = {.g = g, .sc = g->stages, .req = req};
 	const char *stage = g->stages->stage;
 	const json_t *base = json_object_get(req, "base");
 	json_t *given = json_object_get(req, "plan");
@@ -416,8 +493,10 @@ int gen_llm_request(struct gen *g, const json_t *req, long line)
 	if (strcmp(stage, "fix") == 0 || (strcmp(stage, "auto") == 0 && is_failed(base))) {
 		rc = fix(&j, base);
 	} else if (json_is_object(given) && strcmp(stage, "plan") != 0) {
-		for (int k = 0; k < g->children && rc == 0; k++)
+		for (int k = 0; k < g->children && rc == 0; k++) {
+			j.k = k;
 			rc = write_plan(&j, base, given);
+		}
 	} else {
 		json_t *kept = NULL;
 		int pr = plan(&j, base, &kept);
@@ -438,10 +517,26 @@ int gen_llm_request(struct gen *g, const json_t *req, long line)
 				json_decref(p);
 			}
 		} else {
+			/* Child k of request c takes kept plan (c*N + k) mod the
+			 * number kept, over the plans of the arm's kind alone when
+			 * the request's bandit arm names one and a plan has it. */
 			json_t *ci = json_object_get(req, "child");
 			size_t c0 = json_is_integer(ci) ? (size_t)json_integer_value(ci) * (size_t)g->children : 0;
-			for (int k = 0; k < g->children && rc == 0; k++)
-				rc = write_plan(&j, base, json_array_get(kept, (c0 + (size_t)k) % nk));
+			const char *want = arm_kind(req);
+			json_t *pool = json_array(), *pl;
+			size_t i;
+			json_array_foreach(kept, i, pl) {
+				if (has_kind(pl, want))
+					json_array_append(pool, pl);
+			}
+			if (json_array_size(pool) == 0)
+				json_array_extend(pool, kept);
+			size_t np = json_array_size(pool);
+			for (int k = 0; k < g->children && rc == 0 && np; k++) {
+				j.k = k;
+				rc = write_plan(&j, base, json_array_get(pool, (c0 + (size_t)k) % np));
+			}
+			json_decref(pool);
 		}
 		json_decref(kept);
 	}
@@ -469,7 +564,7 @@ int gen_llm_fix_record(struct gen *g, const json_t *rec)
 				rec_str(rec, "id") ? rec_str(rec, "id") : "", "base", rec, "strategy", "name", "fix");
 	if (json_is_integer(json_object_get(rec, "island")))
 		json_object_set(req, "island", json_object_get(rec, "island"));
-	struct job j = {g, g->stages, req, NULL};
+	struct job j = {.g = g, .sc = g->stages, .req = req};
 	int rc = fix(&j, rec);
 	json_decref(req);
 	return rc;

@@ -29,6 +29,15 @@ struct gen_llm_config {
 	int notebook_max;      /* notebook lines in a prompt */
 };
 
+/* The kinds of plan, NULL-terminated: "memory", "compute", "parallelism",
+ * "algorithm", "precision", "fusion", "tuning", "other".  data/prompts/
+ * plan.txt asks the model for one per plan; a word not listed becomes
+ * "other".  A child keeps its plan's kind as origin.kind, kselect's bandit
+ * makes it the arm "plan:KIND", and a request whose strategy.arm names a
+ * kind has its children written from plans of that kind where one was
+ * planned (docs/tools/kgen.md). */
+extern const char *const gen_plan_kinds[];
+
 /* 0 done (children or a gen_error emitted), 1 request invalid (emitted
  * marked), -1 emitting failed. */
 int gen_llm_request(struct gen *g, const json_t *req, long line);

@@ -112,13 +112,20 @@ static void cost_table(FILE *out, const struct rp_cost *k, long impr)
 	td(out, rp_fmt_int(b1, k->tok_out));
 	td(out, rp_fmt_int(b2, rp_per(k->tok_out, impr)));
 	fputs("</tr>\n<tr><td>money (USD)</td>", out);
-	td(out, rp_fmt_usd(b1, k->priced ? k->money : NAN));
-	td(out, rp_fmt_usd(b2, k->priced ? rp_per(k->money, impr) : NAN));
+	int money = rp_cost_has_money(k);
+	td(out, rp_fmt_usd(b1, money ? k->money : NAN));
+	td(out, rp_fmt_usd(b2, money ? rp_per(k->money, impr) : NAN));
 	fputs("</tr>\n<tr><td>GPU seconds</td>", out);
 	td(out, rp_fmt_sec(b1, k->seconds));
 	td(out, rp_fmt_sec(b2, rp_per(k->seconds, impr)));
 	fprintf(out, "</tr>\n</table>\n<p>improvements: %ld; model records: %ld priced, %ld with tokens but no price</p>\n",
 		impr, k->priced, k->unpriced);
+	char b3[RP_FMT];
+	if (k->calls)
+		fprintf(out, "<p>model calls: %ld (%ld by the selector), %ld without a price; %ld not bought (cache or "
+			"replay): %s tokens in, %s out, %s USD saved</p>\n",
+			k->calls, k->sel_calls, k->unpriced_calls, k->cached, rp_fmt_int(b1, k->cached_in),
+			rp_fmt_int(b2, k->cached_out), rp_fmt_usd(b3, k->saved));
 }
 
 static void across(FILE *out, const struct rp_report *r)

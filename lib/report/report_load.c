@@ -165,15 +165,31 @@ static void usage_one(struct rp_cand *c, const json_t *u, int *all_cost)
 		*all_cost = 0;
 }
 
-/* Tokens and money of the model calls that made this candidate: origin.usage,
- * else origin.llm (one accounting object, or an array of them, one per call;
- * each may nest its figures under "usage").  The cost is only kept when
- * every call stated one; otherwise the price table prices the tokens. */
-static void usage(struct rp_cand *c, const json_t *origin)
+/* Tokens and money of the model calls that made this candidate: origin.calls,
+ * each call priced by lib/price.h's rule; in records without it,
+ * origin.usage, else origin.llm (one accounting object, or an array of them,
+ * one per call; each may nest its figures under "usage"), where the cost is
+ * only kept when every call stated one; otherwise the price table prices the
+ * tokens (report_stats). */
+static void usage(struct rp_cand *c, const json_t *origin, const struct price_table *prices)
 {
 	const json_t *u = json_object_get(origin, "usage");
+	json_t *calls = json_object_get(origin, "calls");
+	const char *asked = rec_str(origin, "model");
 	int all_cost = 1;
 	c->cost = NAN;
+	if (json_is_array(calls)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(calls, i, e) {
+			price_acct_add(&c->acct, e, prices, asked);
+		}
+		c->per_call = 1;
+		c->tok_in = c->acct.tok_in;
+		c->tok_out = c->acct.tok_out;
+		c->cost = c->acct.cost;
+		return;
+	}
 	if (json_is_object(u)) {
 		usage_one(c, u, &all_cost);
 	} else if (json_is_object(u = json_object_get(origin, "llm"))) {
@@ -192,7 +208,27 @@ static void usage(struct rp_cand *c, const json_t *origin)
 		c->cost = NAN;
 }
 
+/* The selector's call that chose this candidate's parent (kselect
+ * --strategy llm: strategy.llm, which kgen copies into origin.strategy; a
+ * gen_error keeps it in request.strategy).  -1 out of memory. */
+static int selector_call(struct rp_cand *c, const json_t *rec, const json_t *origin, const struct price_table *prices)
+{
+	json_t *s = rec_path(origin, "strategy.llm");
+	if (!json_is_object(s))
+		s = rec_path(rec, "request.strategy.llm");
+	const char *id = rec_str(s, "call_id");
+	if (!json_is_object(s) || !id)
+		return 0; /* without an id it could not be counted once */
+	price_acct_add(&c->sel, s, prices, rec_str(s, "model"));
+	return (c->sel_call = strdup(id)) ? 0 : -1;
+}
+
 struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak ov)
+{
+	return rp_cand_priced(rec, ov, NULL);
+}
+
+struct rp_cand *rp_cand_priced(const json_t *rec, struct rp_peak ov, const struct price_table *prices)
 {
 	struct rp_cand *c = calloc(1, sizeof *c);
 	if (!c)
@@ -222,7 +258,9 @@ struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak ov)
 	if (!model)
 		model = rec_str(json_is_array(llm) ? json_array_get(llm, 0) : llm, "model");
 	c->model = dup_or_null(model);
-	usage(c, origin);
+	usage(c, origin, prices);
+	if (selector_call(c, rec, origin, prices) < 0)
+		goto oom;
 	c->sp_base = num_at(rec, "time.speedup_vs_baseline");
 	c->sp_seed = num_at(rec, "time.speedup_vs_seed");
 	c->pct_peak = pct_of_peak(rec, ov);
@@ -255,6 +293,7 @@ void rp_cand_free(struct rp_cand *c)
 	free(c->generator);
 	free(c->note);
 	free(c->model);
+	free(c->sel_call);
 	free(c);
 }
 
@@ -274,7 +313,7 @@ int rp_add(struct rp_data *d, const json_t *rec, char *errbuf)
 		d->c = nb;
 		d->cap = nc;
 	}
-	struct rp_cand *c = rp_cand_from(rec, d->peak);
+	struct rp_cand *c = rp_cand_priced(rec, d->peak, d->prices);
 	if (!c)
 		return errf(errbuf, "out of memory");
 	c->order = (size_t)d->count.records - 1;
@@ -299,6 +338,37 @@ static int by_task_gen(const void *a, const void *b)
 	if (!r)
 		r = (x->gen > y->gen) - (x->gen < y->gen);
 	return r ? r : (x->order > y->order) - (x->order < y->order);
+}
+
+static int by_sel_call(const void *a, const void *b)
+{
+	const struct rp_cand *x = *(struct rp_cand *const *)a, *y = *(struct rp_cand *const *)b;
+	int r = strcmp(x->sel_call, y->sel_call);
+	return r ? r : (x->order > y->order) - (x->order < y->order);
+}
+
+/* One selector call chooses the parent of every child of its request (kgen
+ * --children, --n): the first candidate in input order counts it. */
+static int mark_selector_dups(struct rp_data *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->n; i++)
+		n += d->c[i]->sel_call != NULL;
+	if (n < 2)
+		return 0;
+	struct rp_cand **v = malloc(n * sizeof *v);
+	if (!v)
+		return -1;
+	n = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->c[i]->sel_call)
+			v[n++] = d->c[i];
+	qsort(v, n, sizeof *v, by_sel_call);
+	v[0]->sel_dup = 0;
+	for (size_t i = 1; i < n; i++)
+		v[i]->sel_dup = strcmp(v[i]->sel_call, v[i - 1]->sel_call) == 0;
+	free(v);
+	return 0;
 }
 
 int rp_finish(struct rp_data *d, char *errbuf)
@@ -339,6 +409,8 @@ int rp_finish(struct rp_data *d, char *errbuf)
 	d->n = w;
 	if (d->n > 1)
 		qsort(d->c, d->n, sizeof *d->c, by_task_gen);
+	if (mark_selector_dups(d) < 0)
+		return errf(errbuf, "out of memory");
 	k->no_id = k->no_task = k->no_gen = k->no_status = k->timed_no_speedup = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct rp_cand *c = d->c[i];

@@ -2,8 +2,11 @@
  * lib/report/ is kreport's work, in the order it runs: report_load (here)
  * reads archives into flat candidates, report_stats computes every number
  * of the report from them, and report_text, report_html and report_plot
- * write it out, sharing report_fmt's number spellings.  Prices come from
- * the shared lib/price.h.
+ * write it out, sharing report_fmt's number spellings.  Prices and the
+ * accounting rule come from the shared lib/price.h: a record's model calls
+ * (origin.calls) are priced call by call as they are loaded, the way kgen
+ * priced them, and the selector's call that chose its parent
+ * (origin.strategy.llm) is counted once however many children carry it.
  *
  * report_load: the archive as kreport sees it — one flat, owned summary per
  * candidate record (docs/reports.md says which record fields feed which
@@ -21,6 +24,8 @@
 
 #include <jansson.h>
 #include <stddef.h>
+
+#include "price.h"
 
 /* Peak figures of the machine, for "% of physical limit"; NAN = unknown. */
 struct rp_peak {
@@ -40,8 +45,15 @@ struct rp_cand {
 	double sp_base;    /* time.speedup_vs_baseline, NAN if unknown */
 	double sp_seed;    /* time.speedup_vs_seed, NAN if unknown */
 	double pct_peak;   /* best fraction of peak over time.sizes, in %, NAN if unknown */
-	double tok_in, tok_out; /* model tokens, 0 when absent */
-	double cost;       /* origin usage cost in USD, NAN when not given */
+	double tok_in, tok_out; /* model tokens bought, 0 when absent */
+	double cost;       /* origin usage cost in USD, NAN when not given; per_call: the priced calls' */
+	/* per_call: the record lists its calls (origin.calls), each priced by
+	 * lib/price.h's rule (tok_in, tok_out and cost come from acct). */
+	int per_call;
+	struct price_acct acct;
+	char *sel_call;    /* call_id of the selector's call (origin.strategy.llm), NULL if none */
+	struct price_acct sel; /* that call, priced */
+	int sel_dup;       /* after rp_finish: an earlier candidate counts the same selector call */
 	double seconds;    /* compile + verify + time stage seconds */
 	size_t order;      /* position in the input (all archives, 0-based) */
 };
@@ -61,6 +73,9 @@ struct rp_data {
 	size_t nbyid;
 	struct rp_counts count;
 	struct rp_peak peak;   /* from options; overrides time.env (NAN = use env) */
+	/* Prices the calls that state no cost (borrowed; NULL: none); set it
+	 * before the first rp_add. */
+	const struct price_table *prices;
 	int finished;
 };
 
@@ -74,8 +89,9 @@ struct rp_cand *rp_find(const struct rp_data *d, const char *id);
 void rp_data_free(struct rp_data *d);
 
 /* Extract one candidate from a record; exposed for tests.  NULL on OOM.
- * Free with rp_cand_free. */
+ * Free with rp_cand_free.  prices may be NULL. */
 struct rp_cand *rp_cand_from(const json_t *rec, struct rp_peak peak_override);
+struct rp_cand *rp_cand_priced(const json_t *rec, struct rp_peak peak_override, const struct price_table *prices);
 void rp_cand_free(struct rp_cand *c);
 
 #endif

@@ -33,11 +33,42 @@ static int eligible(const struct rp_cand *c)
 	return c->status && strcmp(c->status, ST_TIMED) == 0 && isfinite(c->sp_base) && c->sp_base > 0;
 }
 
+int rp_cost_has_money(const struct rp_cost *k)
+{
+	return k->priced > 0 || k->calls > k->unpriced_calls;
+}
+
+/* Calls priced one by one (lib/price.h's accounting). */
+static void add_calls(struct rp_cost *k, const struct price_acct *a)
+{
+	k->tok_in += a->tok_in;
+	k->tok_out += a->tok_out;
+	k->money += a->cost;
+	k->calls += a->calls;
+	k->cached += a->cached;
+	k->unpriced_calls += a->unpriced;
+	k->cached_in += a->cached_in;
+	k->cached_out += a->cached_out;
+	k->saved += a->saved;
+}
+
 static void add_cost(struct rp_cost *k, const struct rp_cand *c, const struct price_table *prices)
 {
+	k->seconds += c->seconds;
+	if (c->sel_call && !c->sel_dup) {
+		add_calls(k, &c->sel);
+		k->sel_calls += c->sel.calls;
+	}
+	if (c->per_call) {
+		add_calls(k, &c->acct);
+		if (c->acct.unpriced)
+			k->unpriced++;
+		else if (c->acct.calls > c->acct.cached)
+			k->priced++;
+		return;
+	}
 	k->tok_in += c->tok_in;
 	k->tok_out += c->tok_out;
-	k->seconds += c->seconds;
 	double m = c->cost;
 	if (!isfinite(m) && (c->tok_in > 0 || c->tok_out > 0)) {
 		m = prices ? price_of(prices, c->model, c->generator, c->tok_in, c->tok_out) : NAN;
@@ -60,6 +91,13 @@ static void sum_cost(struct rp_cost *to, const struct rp_cost *k)
 	to->priced += k->priced;
 	to->unpriced += k->unpriced;
 	to->seconds += k->seconds;
+	to->calls += k->calls;
+	to->sel_calls += k->sel_calls;
+	to->cached += k->cached;
+	to->unpriced_calls += k->unpriced_calls;
+	to->cached_in += k->cached_in;
+	to->cached_out += k->cached_out;
+	to->saved += k->saved;
 }
 
 static int lineage(struct rp_task *t, const struct rp_data *d)

@@ -26,12 +26,18 @@ enum { RP_ST_COMPILE_ERROR, RP_ST_WRONG, RP_ST_CRASHED, RP_ST_TIMEOUT, RP_ST_TIM
 extern const char *const rp_st_name[RP_NST];
 
 struct rp_cost {
-	double tok_in, tok_out;
-	double money;       /* USD over the records that had a price */
+	double tok_in, tok_out; /* tokens bought (answers from the cache or a replay not counted) */
+	double money;       /* USD over the records and calls that had a price */
 	long priced;        /* records with tokens or a cost that got a money figure */
 	long unpriced;      /* records with tokens but no cost and no matching price */
 	double seconds;     /* compile + verify + time stage seconds */
+	/* Calls listed one by one (origin.calls, and the selector's, once). */
+	long calls, sel_calls, cached, unpriced_calls;
+	double cached_in, cached_out, saved; /* tokens and USD of the answers not bought */
 };
+
+/* Whether some record or call got a money figure (else money reads n/a). */
+int rp_cost_has_money(const struct rp_cost *k);
 
 struct rp_genrow {
 	long gen;           /* -1: records without a generation */

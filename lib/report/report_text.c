@@ -76,13 +76,21 @@ static void cost_rows(FILE *out, const struct rp_cost *k, long impr, const char 
 		rp_fmt_int(b2, rp_per(k->tok_in, impr)));
 	fprintf(out, "%s%-14s  %-12s  %s\n", indent, "tokens out", rp_fmt_int(b1, k->tok_out),
 		rp_fmt_int(b2, rp_per(k->tok_out, impr)));
-	fprintf(out, "%s%-14s  %-12s  %s\n", indent, "money (USD)", rp_fmt_usd(b1, k->priced ? k->money : NAN),
-		rp_fmt_usd(b2, k->priced ? rp_per(k->money, impr) : NAN));
+	int money = rp_cost_has_money(k);
+	fprintf(out, "%s%-14s  %-12s  %s\n", indent, "money (USD)", rp_fmt_usd(b1, money ? k->money : NAN),
+		rp_fmt_usd(b2, money ? rp_per(k->money, impr) : NAN));
 	fprintf(out, "%s%-14s  %-12s  %s\n", indent, "GPU seconds", rp_fmt_sec(b1, k->seconds),
 		rp_fmt_sec(b2, rp_per(k->seconds, impr)));
 	fprintf(out, "%s%-14s  %ld\n", indent, "improvements", impr);
 	fprintf(out, "%s%-14s  %ld priced, %ld with tokens but no price\n", indent, "model records", k->priced,
 		k->unpriced);
+	if (k->calls) {
+		char b3[RP_FMT];
+		fprintf(out, "%s%-14s  %ld (%ld by the selector), %ld without a price; %ld not bought (cache or replay): "
+			"%s tokens in, %s out, %s USD saved\n",
+			indent, "model calls", k->calls, k->sel_calls, k->unpriced_calls, k->cached,
+			rp_fmt_int(b1, k->cached_in), rp_fmt_int(b2, k->cached_out), rp_fmt_usd(b3, k->saved));
+	}
 }
 
 static const char *step_note(const struct rp_cand *c)

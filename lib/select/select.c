@@ -37,14 +37,6 @@ const char *sel_strategy_name(enum sel_strategy s) { return strategy_names[s]; }
 
 /* --- requests ------------------------------------------------------------ */
 
-static uint64_t child_seed(uint64_t seed, int child)
-{
-	uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(child + 1);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (z ^ (z >> 31)) >> 11; /* 53 bits: exact in JSON readers using doubles */
-}
-
 static json_t *population_json(const struct sel_pop *p)
 {
 	return json_pack("{sI,sI,sI}", "records", (json_int_t)p->records, "timed", (json_int_t)p->nelig, "failed",
@@ -55,7 +47,7 @@ static json_t *request(const struct sel_pop *p, const char *name, const char *re
 {
 	return json_pack("{ss,ss,ss,sI,s[],so,s[],s{ss,ss,sI,sI,so},si}", "status", ST_SELECTED, "task", p->task, "backend",
 	                 p->o->backend, "generation", (json_int_t)gen, "parents", "base", json_null(), "inspirations",
-	                 "strategy", "name", name, "reason", reason, "seed", (json_int_t)child_seed(p->o->seed, child),
+	                 "strategy", "name", name, "reason", reason, "seed", (json_int_t)sel_child_seed(p->o->seed, child),
 	                 "run_seed", (json_int_t)p->o->seed, "population", population_json(p), "child", child);
 }
 

@@ -38,12 +38,30 @@ double sel_reward(double child, double parent);
 int sel_bandit_pulls(struct sel_pop *p, long *n, double *sum);
 
 /* llm pieces (select_llm.c). */
-/* The prompt (malloc'd, caller frees; NULL when out of memory): the
- * population's best candidates with ids, parents, generation, speedup and
- * per-size timings taken from recs (whole records of the candidates listed
- * in idx[0..n)), and the picks already made this generation (text, may be
+#define SEL_LLM_RECENT 12 /* recent experiments shown to the model */
+/* What the model is shown besides the counts: the shortlist (candidate
+ * indices, fastest first, with their whole records) and the recent
+ * experiments (oldest first, with theirs); a NULL record is shown from
+ * the population's summary alone.  All borrowed. */
+struct sel_llm_view {
+	const int *best;
+	json_t *const *best_recs;
+	int nbest;
+	const int *recent;
+	json_t *const *recent_recs;
+	int nrecent;
+};
+/* The last max experiments of the task — children (records with a parent)
+ * that were timed, slow, failed or a gen_error, the last record of an id —
+ * into out, oldest first; returns how many. */
+int sel_llm_recent(const struct sel_pop *p, int *out, int max);
+/* The prompt (malloc'd, caller frees; NULL when out of memory): counts,
+ * failures by status, the shortlist with kinds, hypotheses, speedups over
+ * the seed with their standard errors, per-size times and how each one's
+ * children fared, the recent experiments with their outcomes and failure
+ * reasons, and the picks already made this generation (text, may be
  * empty). */
-char *sel_llm_prompt(const struct sel_pop *p, const int *idx, json_t *const *recs, int n, const char *taken);
+char *sel_llm_prompt(const struct sel_pop *p, const struct sel_llm_view *v, const char *taken);
 /* Read the model's answer: the first JSON object in the text with "base"
  * (an eligible id), optional "reference" (an eligible id, not the base) and
  * "reasoning".  0 with candidate indices (*ref -1 when none) and a copy of

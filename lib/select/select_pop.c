@@ -95,6 +95,14 @@ int sel_feature_parse(const char *spec, struct sel_feature *f, char *errbuf)
 	return 0;
 }
 
+uint64_t sel_child_seed(uint64_t seed, int child)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (uint64_t)(child + 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (z ^ (z >> 31)) >> 11;
+}
+
 /* --- population ---------------------------------------------------------- */
 
 static int add_key(struct sel_pop *p, const char *k, size_t n)
@@ -226,8 +234,9 @@ static int add_arm(struct sel_pop *p, struct sel_cand *c, const char *prefix, st
 	return 0;
 }
 
-/* The arms a child pulled: the knobs mutate changed, else the plan kind a
- * model followed, else the generator. */
+/* The arms a child pulled: the knobs mutate changed, else the kind of
+ * plan a model followed (origin.kind; origin.plan.kind in records made
+ * before kgen copied it up), else the generator. */
 static int child_arms(struct sel_pop *p, struct sel_cand *c, struct js_span origin)
 {
 	struct js_span ch, el, v;
@@ -238,7 +247,7 @@ static int child_arms(struct sel_pop *p, struct sel_cand *c, struct js_span orig
 		if (c->narms)
 			return 0;
 	}
-	if (js_path(origin, "plan.kind", &v) == 0)
+	if (js_path(origin, "kind", &v) == 0 || js_path(origin, "plan.kind", &v) == 0)
 		return add_arm(p, c, "plan", v);
 	if (js_path(origin, "generator", &v) == 0 && !(v.n == 6 && memcmp(v.p, "\"seed\"", 6) == 0))
 		return add_arm(p, c, "gen", v);

@@ -60,10 +60,12 @@ struct sel_opts {
 	double ucb_c;        /* bandit exploration weight */
 	const char *arms;    /* bandit: comma-separated arms known before any pull, or NULL */
 	long generation;     /* < 0: max generation in the archive + 1 */
-	/* llm: the model call, supplied by the tool.  Returns the answer text
-	 * (malloc'd; the caller frees) and sets *acct to a new accounting
-	 * object or NULL; NULL + errbuf when the call failed. */
-	char *(*ask)(void *ctx, const char *prompt, json_t **acct, char *errbuf);
+	/* llm: the model call, supplied by the tool.  key is the call's replay
+	 * key ("select:TASK:GENERATION:CHILD") and sample its cache sample
+	 * (the child's seed), as kgen's calls carry (lib/llm.h).  Returns the
+	 * answer text (malloc'd; the caller frees) and sets *acct to a new
+	 * accounting object or NULL; NULL + errbuf when the call failed. */
+	char *(*ask)(void *ctx, const char *prompt, const char *key, const char *sample, json_t **acct, char *errbuf);
 	void *ask_ctx;
 	int shortlist; /* llm: candidates shown to the model (default 20) */
 };
@@ -148,6 +150,10 @@ const struct sel_cand *sel_pop_cand(const struct sel_pop *p, int i);
 const char *sel_status_name(const struct sel_pop *p, int status);
 /* Parse "path:bins[:lo:hi]" into f; -1 + errbuf. */
 int sel_feature_parse(const char *spec, struct sel_feature *f, char *errbuf);
+/* The seed of child `child` of a run seeded with seed: distinct per child,
+ * 53 bits (exact in JSON readers using doubles); the request's
+ * strategy.seed. */
+uint64_t sel_child_seed(uint64_t seed, int child);
 
 /* --- what a strategy makes, and the helpers they share ------------------ */
 

@@ -198,12 +198,13 @@ SH
 kselect -s llm --provider cmd --cmd "sh $T/model.sh" -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
 expect_eq "llm (cmd provider): the model's base and reference become the parents" '0 ["c","b"]' "$? $(jq -c .parents "$T/out")"
 expect_eq "llm: the reasoning is kept" "c is close to b and simpler" "$(jq -r .strategy.reasoning "$T/out")"
-ok "llm: the prompt lists ids, parents and per-size timings" sh -c "grep -q 'id c, generation 1, parent a, speedup 2x; per size: size {\"n\":64}: 50 us' '$T/prompt.txt'"
+ok "llm: the prompt lists ids, parents and per-size timings" sh -c "grep -q 'id c (generation 1, parent a): no speedup over the seed recorded, 2x the baseline; the task.s seed kernel; per size: size {\"n\":64}: 50 us' '$T/prompt.txt'"
 ok "llm: failed candidates are counted in the prompt" grep -q "3 timed (eligible), 2 failed" "$T/prompt.txt"
-kselect -s llm --provider cmd --cmd 'echo "{\"base\": \"d\"}"' -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
+# --no-cache: the same prompt with another command would be answered from the cache (t39)
+kselect -s llm --provider cmd --cmd 'echo "{\"base\": \"d\"}"' --no-cache -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
 expect_eq "llm: a base that is not a timed candidate falls back to a tournament" "0 true" "$? $(jq .strategy.fallback "$T/out")"
 ok "llm: the fallback says why" sh -c "jq -r .strategy.reason '$T/out' | grep -q 'the model.s base \"d\" is not a timed candidate'"
-kselect -s llm --provider cmd --cmd 'exit 3' -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
+kselect -s llm --provider cmd --cmd 'exit 3' --no-cache -n 1 --seed 1 "$T/a.ndjson" >"$T/out" 2>"$T/err"
 expect_eq "llm: a failing model call is exit 1 with nothing written" "1 " "$? $(cat "$T/out")"
 
 # --- in a pipeline: stdout is NDJSON only ---

@@ -5,6 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 
 start_mock_llm
+# These checks are about one child per request; a model provider's default,
+# one per kept plan, is t38's.
+kgen() { command kgen --children 1 "$@"; }
 export KSCI_PROMPTS="$ROOT/data/prompts" KSCI_KNOWLEDGE="$ROOT/data/knowledge"
 export KSCI_TASKS="$T/tasks"
 tiny_task "$KSCI_TASKS/tiny"
@@ -53,7 +56,7 @@ ok "openai ok: the prompt holds the knowledge base and the notebook" \
 r=$(gen ok --archive "$T/nb.gz")
 expect_eq "notebook: the child is made" "generated -" "$r"
 expect_eq "notebook: the plan prompt lists the archived hypothesis with its outcome" \
-	"- [-] unroll the inner loop -> wrong (y[3] = 2, want 1)" \
+	"- nb1 (child of -) unroll the inner loop -> wrong: y[3] = 2, want 1" \
 	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -F 'unroll the inner loop')"
 expect_eq "notebook: a record without a hypothesis is not in it" 0 \
 	"$(head -1 "$T/server.log" | jq -r '.body.messages[1].content' | grep -c 'not a hypothesis')"

@@ -10,7 +10,8 @@ run() {
 	local a=$1 p=$2
 	shift 2
 	# --stop-slower 0: the children are timed in full whatever their speed (t19 tests early rejection)
-	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" --stop-slower 0 \
+	# --tune 0: only the model's children (t37 tests the tune pass)
+	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" --stop-slower 0 --tune 0 \
 		--provider "$p" --kgen-opt --transcript --kgen-opt "$T/$p.tr.gz" "$@" >"$T/$p.out" 2>"$T/$p.err"
 }
 final='select(.status | IN("timed","compile_error","wrong","crashed","timeout","gen_error","invalid") | not)'
@@ -28,9 +29,10 @@ for p in openai anthropic; do
 done
 ok "the mock server saw both wire protocols" sh -c "grep -q chat/completions '$T/server.log' && grep -q /v1/messages '$T/server.log'"
 
-# A model that answers without code: the candidates are kept as gen_error.
+# A model that answers without code: the request is kept as gen_error (one
+# base for 2 children: its plan answer already holds no plans).
 run "$T/nocode.gz" openai --model nocode
-expect_eq "nocode: every child kept as gen_error" "gen_error gen_error" \
+expect_eq "nocode: the request kept as gen_error" "gen_error" \
 	"$(gzip -dc "$T/nocode.gz" | jq -r 'select(.generation == 1) | .status' | xargs)"
 
 # Replay the openai run from its transcript: same children, no request to the server.
@@ -72,7 +74,7 @@ model="home-unset-$$-$RANDOM"
 touch "$T/home.stamp"
 for i in 1 2; do
 	env -u HOME -u XDG_CACHE_HOME -u KSCI_CACHE kgen --provider cmd --cmd "$T/model.sh" --model "$model" \
-		--stage write --transcript "$T/home.tr.gz" <"$T/home.req" >"$T/home$i.nd" 2>"$T/home$i.err"
+		--children 1 --stage write --transcript "$T/home.tr.gz" <"$T/home.req" >"$T/home$i.nd" 2>"$T/home$i.err"
 done
 expect_eq "home-unset: kgen answers the second call from /tmp/.cache/ksci/llm" "false true" \
 	"$(jq -r '.origin.calls[0].cached' "$T/home1.nd" "$T/home2.nd" | xargs)"

@@ -18,7 +18,7 @@ run() {
 	local n=$1 s=$2
 	shift 2
 	cp "$base" "$T/$n.gz"
-	timeout 300 "$s" --task softmax --population 2 --generations 3 --budget 0.05 --archive "$T/$n.gz" -q \
+	timeout 300 "$s" --task softmax --population 2 --generations 3 --budget 0.05 --archive "$T/$n.gz" -q --tune 0 \
 		--provider openai --kgen-opt --retries --kgen-opt 0 "$@" >"$T/$n.out" 2>"$T/$n.err"
 	echo $? >"$T/$n.rc"
 }

@@ -7,7 +7,9 @@
 # child with a planted compile error and one with a planted wrong answer;
 # asked to fix, it corrects each.  Checked in the archive: both failures
 # kept, both fixed children there, verified and timed, each pointing at the
-# child it fixes; --max-fix 0 turns the pass off.
+# child it fixes; --max-fix 0 turns the pass off.  Then "model, then tune"
+# (--tune): the timed model children that keep ktune knobs get a mutate
+# sweep in the same generation.  evolve-parallel.sh runs both passes too.
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
@@ -63,10 +65,46 @@ expect_eq "fixed children are generation 1 (not 2: one past their parent) with t
 expect_eq "no id twice in the archive, nothing past generation 1" "|1" \
 	"$(gzip -dc fix.gz | jq -r .id | sort | uniq -d)|$(gzip -dc fix.gz | jq -s 'map(.generation) | max')"
 ok "the archive is whole" karchive check fix.gz
+# rerun-of-a-finished-run-crashed: the stop record's last line read an unset
+# variable (set -u) when no stop rule had fired: exit 1, "unbound variable".
+before=$(gzip -dc fix.gz | wc -l)
+run "$T/fix.gz"
+expect_eq "a finished run run again: exit 0, nothing added" "0|$before" "$?|$(gzip -dc fix.gz | wc -l)"
+ok "a finished run run again: no shell error" sh -c "! grep -q 'unbound variable' '$T/fix.gz.err'"
 
-run "$T/nofix.gz" --max-fix 0
-expect_eq "--max-fix 0: exit 0, no fix stage" "0|" "$?|$(g1 nofix.gz 'select(.origin.stage == "fix") | .id')"
+# --- model, then tune (model-children-never-tuned) --------------------------
+# The fixed children are the seed's code, which keeps three ktune knobs: each,
+# timed, gets a short mutate sweep (--tune, default 4) in the same
+# generation; the failed children (not verified) and the seed get none.
+expect_eq "model, then tune: 4 mutate children of each timed model child, in generation 1" \
+	"$(g1 fix.gz 'select(.origin.stage == "fix") | .id' | sort | sed 'p;p;p' | xargs)" \
+	"$(g1 fix.gz 'select(.origin.generator == "mutate") | .parents[0]' | sort | xargs)"
+expect_eq "the tune children: strategy tune, compiled, verified and timed" "tune timed" \
+	"$(g1 fix.gz 'select(.origin.generator == "mutate") | "\(.origin.strategy.name) \(.status)"' | sort -u | xargs)"
+
+run "$T/nofix.gz" --max-fix 0 --tune 0
+expect_eq "--max-fix 0 --tune 0: exit 0, no fix stage, no tune pass" "0||" \
+	"$?|$(g1 nofix.gz 'select(.origin.stage == "fix") | .id')|$(g1 nofix.gz 'select(.origin.generator == "mutate") | .id')"
 run "$T/bad.gz" --max-fix x
 expect_eq "--max-fix x: usage error" 2 $?
+run "$T/bad2.gz" --tune -1
+expect_eq "--tune -1: usage error" 2 $?
+
+# --- evolve-parallel.sh: the same passes, each spread like the main step ----
+evolve-parallel.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$T/par.gz" -q \
+	--stop-slower 0 --tune 1 --provider cmd --kgen-opt --cmd --kgen-opt "$T/model.sh" 2>"$T/par.err"
+rc=$?
+expect_eq "evolve-parallel.sh with the passes: exit 0" 0 "$rc"
+[ "$rc" = 0 ] || sed 's/^/# /' "$T/par.err"
+expect_eq "evolve-parallel.sh: the same model records as evolve.sh (stage, status)" \
+	"$(g1 fix.gz 'select(.origin.generator == "cmd") | "\(.origin.stage) \(.status)"' | sort | xargs)" \
+	"$(g1 par.gz 'select(.origin.generator == "cmd") | "\(.origin.stage) \(.status)"' | sort | xargs)"
+expect_eq "evolve-parallel.sh --tune 1: one timed mutate child of each fixed child" \
+	"$(g1 par.gz 'select(.origin.stage == "fix") | .id' | sort | xargs)" \
+	"$(g1 par.gz 'select(.origin.generator == "mutate" and .status == "timed") | .parents[0]' | sort | xargs)"
+expect_eq "evolve-parallel.sh: each fixed child points at the child it fixes" \
+	"$(g1 par.gz 'select(.origin.stage == "write") | .id' | sort | xargs)" \
+	"$(g1 par.gz 'select(.origin.stage == "fix") | .origin.fixes' | sort | xargs)"
+ok "evolve-parallel.sh: the work directory is gone once appended" test ! -e "$T/par.gz.work/softmax-c-g1"
 
 done_testing

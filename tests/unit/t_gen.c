@@ -57,6 +57,9 @@ static const char *const LINES[] = {
 	"{\"id\":\"esc\\\"quote\\\\\",\"source\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"}",
 	"{}",
 	"{\"id\":\"ws\" , \"origin\" :\t{ \"hypothesis\" : \"spaced\" } }",
+	"{\"id\":\"timed-plain\",\"origin\":{\"generator\":\"mutate\"},\"time\":{\"speedup_vs_seed\":0.5}}",
+	"{\"id\":\"fixrec\",\"status\":\"timed\",\"origin\":{\"fixes\":\"hyp\"},\"time\":{\"speedup_vs_seed\":2}}",
+	"{\"id\":\"fixnum\",\"origin\":{\"fixes\":7}}",
 };
 
 /* 80 levels of arrays: deeper than jscan walks, well within jansson. */
@@ -137,7 +140,8 @@ static int old_load(struct gen *g, const char *path, char *errbuf)
 		if (id)
 			json_object_set_new(g->seen, id, json_true());
 		json_t *h = rec_path(rec, "origin.hypothesis");
-		if (json_is_object(h) || json_is_string(h) || json_is_string(rec_path(rec, "origin.plan.title"))) {
+		if (json_is_object(h) || json_is_string(h) || json_is_string(rec_path(rec, "origin.plan.title")) ||
+		    json_is_string(rec_path(rec, "origin.fixes"))) {
 			json_t *slim = json_deep_copy(rec);
 			json_object_del(slim, "source");
 			json_object_del(slim, "request");
@@ -178,6 +182,16 @@ static void compare(const char *path, const char *what)
 		     json_object_get(gn.seen, "nul") && !json_object_get(gn.seen, "badutf8") &&
 		     !json_object_get(gn.seen, "hyp-bad"),
 	     "%s: ids seen and skipped where jansson takes and refuses the line", what);
+	/* notebook-forgets: fixes join the notebook, and every timed record's
+	 * speedup is kept for the notebook's "vs parent". */
+	int fixin = 0;
+	for (size_t i = 0; i < json_array_size(gn.notebook); i++)
+		fixin |= strcmp(rec_str(json_array_get(gn.notebook, i), "id"), "fixrec") == 0;
+	T_OK(fixin, "%s: a fix (origin.fixes) is in the notebook", what);
+	T_OK(json_real_value(json_object_get(gn.speedups, "timed-plain")) == 0.5 &&
+		     json_real_value(json_object_get(gn.speedups, "hypobj")) == 1.5 &&
+		     json_real_value(json_object_get(gn.speedups, "fixrec")) == 2 && !json_object_get(gn.speedups, "plain"),
+	     "%s: speedups of walked and parsed lines (%zu)", what, json_object_size(gn.speedups));
 	json_t *first = json_array_get(gn.notebook, 0);
 	T_OK(first && !json_object_get(first, "source") && !json_object_get(first, "request") &&
 		     json_object_get(first, "verify"),

@@ -1,5 +1,7 @@
 /* t_llm: retry policy, Retry-After, status classification, cache key,
- * transcript round trip (lib/llm.c); no network. */
+ * transcript round trip (lib/llm.c), the price rule and the accounting
+ * rule (lib/price.c), the ledger; no network. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +155,178 @@ int main(void)
 	rc = llm_complete(&ce, "system", "a third prompt", &r, e);
 	T_OK(rc == 0 && isnan(r.cost_usd), "a table kreport rejects prices nothing in the accounting either");
 	llm_reply_free(&r);
+
+	/* The matching rule: the model as the server reported it, else as asked
+	 * for, else the provider, else "*". */
+	T_OK(price_parse(&pt, "gpt-4o-2024 1 1\ngpt-4o 2 2\nopenai 3 3\n* 4 4\n", "p", e) == 0, "rule table parses");
+	T_OK(price_call(&pt, "gpt-4o-2024", "gpt-4o", "openai", 1e6, 0) == 1 &&
+	     price_call(&pt, "gpt-4o-2024-11", "gpt-4o", "openai", 1e6, 0) == 2 &&
+	     price_call(&pt, NULL, "gpt-4o-mini", "openai", 1e6, 0) == 3 &&
+	     price_call(&pt, "x", "y", "anthropic", 1e6, 0) == 4, "price_call: reported, asked, provider, *");
+	price_free(&pt);
+
+	/* The accounting rule: an answer not bought costs 0 and shows what it saved. */
+	T_OK(price_parse(&pt, "m 1 2\n", "p", e) == 0, "acct table parses");
+	struct price_acct pa = {0};
+	json_t *bought = json_pack("{s:s, s:s, s:i, s:i, s:f, s:f}", "provider", "cmd", "model", "m", "tokens_in", 1000000,
+				   "tokens_out", 0, "cost_usd", 1.0, "latency_s", 0.5);
+	json_t *hit = json_pack("{s:s, s:s, s:i, s:i, s:b, s:f}", "provider", "cmd", "model", "m", "tokens_in", 1000000,
+				"tokens_out", 1000000, "cached", 1, "cost_usd", 3.0);
+	json_t *bare = json_pack("{s:s, s:s, s:i, s:i}", "provider", "cmd", "model", "m", "tokens_in", 2000000,
+				 "tokens_out", 0);
+	json_t *failed = json_pack("{s:s, s:s, s:i, s:i}", "provider", "cmd", "model", "zz", "tokens_in", 0, "tokens_out", 0);
+	price_acct_add(&pa, bought, NULL, NULL);
+	price_acct_add(&pa, hit, &pt, NULL);
+	T_OK(pa.calls == 2 && pa.cached == 1 && pa.tok_in == 1e6 && pa.tok_out == 0 && pa.cost == 1.0 &&
+	     pa.cached_in == 1e6 && pa.cached_out == 1e6 && pa.saved == 3.0 && pa.unpriced == 0,
+	     "cached call: cost 0 whatever it states, tokens apart, saved priced by the table (%g %g)", pa.cost, pa.saved);
+	price_acct_add(&pa, bare, NULL, NULL);
+	T_OK(pa.unpriced == 1 && pa.tok_in == 3e6 && pa.cost == 1.0, "a bought call without cost or table: unpriced");
+	price_acct_add(&pa, failed, NULL, NULL);
+	T_OK(pa.unpriced == 1 && pa.calls == 4, "a call without tokens costs 0 even unpriced");
+	json_t *u = price_acct_json(&pa);
+	T_OK(u && !json_object_get(u, "cost_usd") && json_integer_value(json_object_get(u, "calls")) == 4 &&
+	     json_integer_value(json_object_get(u, "cached")) == 1 &&
+	     json_integer_value(json_object_get(u, "tokens_in")) == 3000000 &&
+	     json_integer_value(json_object_get(u, "cached_tokens_out")) == 1000000 &&
+	     json_real_value(json_object_get(u, "saved_usd")) == 3.0,
+	     "usage: no cost_usd while a bought call has no price; cached and saved_usd");
+	json_decref(u);
+	struct price_acct pb = {0};
+	price_acct_add(&pb, bare, &pt, NULL);
+	price_acct_add(&pb, hit, NULL, NULL);
+	u = price_acct_json(&pb);
+	T_OK(u && json_real_value(json_object_get(u, "cost_usd")) == 2.0 && !json_object_get(u, "saved_usd") &&
+	     pb.unpriced_saved == 1, "table prices a bare call; a cached one with no price: no saved_usd");
+	json_decref(u);
+	/* A call carries the model asked for when the server named another:
+	 * kreport prices it by that, as kgen did, without the record's help. */
+	struct price_acct pc = {0};
+	json_t *dated = json_pack("{s:s, s:s, s:s, s:i, s:i}", "provider", "openai", "model", "m-2025-01",
+				  "model_asked", "m", "tokens_in", 1000000, "tokens_out", 0);
+	price_acct_add(&pc, dated, &pt, "other");
+	T_OK(pc.cost == 1.0 && pc.unpriced == 0, "model_asked prices a call whose reported model has no line");
+	json_decref(dated);
+	json_t *arr = json_pack("[O, O]", bought, hit);
+	u = llm_usage_json(arr);
+	T_OK(u && json_real_value(json_object_get(u, "cost_usd")) == 1.0 &&
+	     json_integer_value(json_object_get(u, "tokens_out")) == 0 && !json_object_get(u, "saved_usd"),
+	     "llm_usage_json: the rule with the calls' own costs");
+	json_decref(u);
+	json_decref(arr);
+	json_decref(bought);
+	json_decref(hit);
+	json_decref(bare);
+	json_decref(failed);
+	price_free(&pt);
+
+	/* The ledger: one line per call, cached ones at cost 0 with saved_usd,
+	 * each joined to its accounting object by call_id. */
+	char ledger[256];
+	snprintf(ledger, sizeof ledger, "%s/ledger.ndjson", dir);
+	pf = fopen(prices, "w");
+	fputs("led 1 1\n", pf);
+	fclose(pf);
+	struct llm_config cl = {.provider = "cmd", .command = "echo an answer of some length", .model = "led",
+				.cache_dir = cache, .temperature = -1, .max_retries = -1, .prices = prices,
+				.ledger = ledger, .stage = "write", .ref = "write.txt:base:0", .tool = "t_llm"};
+	struct llm_reply lr1, lr2;
+	int lrc1 = llm_complete(&cl, "S", "ledger prompt", &lr1, e);
+	int lrc2 = llm_complete(&cl, "S", "ledger prompt", &lr2, e);
+	json_t *a1 = llm_reply_json(&cl, &lr1, "write"), *a2 = llm_reply_json(&cl, &lr2, "write");
+	T_OK(lrc1 == 0 && lrc2 == 0 && !lr1.cached && lr2.cached && lr1.cost_usd > 0 && lr2.cost_usd == 0 &&
+	     lr2.saved_usd == lr1.cost_usd && isnan(lr1.saved_usd) && strlen(lr1.call_id) == 16 &&
+	     strcmp(lr1.call_id, lr2.call_id) != 0,
+	     "a cached answer costs 0 and saves what the first call cost (%g %g %g)", lr1.cost_usd, lr2.cost_usd, lr2.saved_usd);
+	T_OK(json_real_value(json_object_get(a2, "cost_usd")) == 0 &&
+	     json_real_value(json_object_get(a2, "saved_usd")) == lr1.cost_usd && json_is_true(json_object_get(a2, "cached")) &&
+	     !json_object_get(a1, "saved_usd"), "accounting object: cost_usd 0, saved_usd, cached");
+	FILE *lf = fopen(ledger, "r");
+	char line[4096];
+	int nl = 0, good = 1;
+	while (lf && fgets(line, sizeof line, lf)) {
+		json_t *l = json_loads(line, 0, NULL);
+		json_t *want_acct = nl == 0 ? a1 : a2;
+		good &= l && strcmp(json_string_value(json_object_get(l, "kind")), "call") == 0 &&
+			strcmp(json_string_value(json_object_get(l, "tool")), "t_llm") == 0 &&
+			strcmp(json_string_value(json_object_get(l, "stage")), "write") == 0 &&
+			strcmp(json_string_value(json_object_get(l, "ref")), "write.txt:base:0") == 0 &&
+			json_is_true(json_object_get(l, "ok")) && json_is_string(json_object_get(l, "time")) &&
+			json_equal(json_object_get(l, "call_id"), json_object_get(want_acct, "call_id")) &&
+			json_equal(json_object_get(l, "cost_usd"), json_object_get(want_acct, "cost_usd")) &&
+			json_equal(json_object_get(l, "tokens_in"), json_object_get(want_acct, "tokens_in")) &&
+			json_equal(json_object_get(l, "cached"), json_object_get(want_acct, "cached"));
+		json_decref(l);
+		nl++;
+	}
+	if (lf)
+		fclose(lf);
+	T_OK(nl == 2 && good, "ledger: one line per call, the record's accounting with kind, time, tool, stage, ref, ok");
+	json_decref(a1);
+	json_decref(a2);
+	llm_reply_free(&lr1);
+	llm_reply_free(&lr2);
+	/* A failed call is in the ledger too, with its reason. */
+	cl.command = "exit 4";
+	cl.cache_dir = NULL;
+	lrc1 = llm_complete(&cl, "S", "failing prompt", &lr1, e);
+	lf = fopen(ledger, "r");
+	json_t *last = NULL;
+	while (lf && fgets(line, sizeof line, lf)) {
+		json_decref(last);
+		last = json_loads(line, 0, NULL);
+	}
+	if (lf)
+		fclose(lf);
+	T_OK(lrc1 < 0 && last && json_is_false(json_object_get(last, "ok")) &&
+	     strcmp(json_string_value(json_object_get(last, "reason")), "cmd_failed") == 0,
+	     "ledger: a failed call has its line, ok false and the reason");
+	json_decref(last);
+	llm_reply_free(&lr1);
+	/* A ledger that cannot be written: the call still answers, and its
+	 * accounting says so. */
+	cl.command = "echo x";
+	cl.ledger = "/nonexistent-dir/ledger.ndjson";
+	lrc1 = llm_complete(&cl, "S", "p", &lr1, e);
+	a1 = llm_reply_json(&cl, &lr1, "write");
+	T_OK(lrc1 == 0 && lr1.ledger_errno == ENOENT && json_is_string(json_object_get(a1, "ledger_error")),
+	     "an unwritable ledger: ledger_error in the accounting");
+	json_decref(a1);
+	llm_reply_free(&lr1);
+	/* KSCI_LEDGER names the ledger when the config does not. */
+	snprintf(line, sizeof line, "%s/env-ledger.ndjson", dir);
+	setenv("KSCI_LEDGER", line, 1);
+	cl.ledger = NULL;
+	lrc1 = llm_complete(&cl, "S", "p", &lr1, e);
+	unsetenv("KSCI_LEDGER");
+	T_OK(lrc1 == 0 && access(line, F_OK) == 0, "KSCI_LEDGER: the ledger from the environment");
+	llm_reply_free(&lr1);
+
+	/* llm_config_setup: where kgen and kselect both keep answers and
+	 * transcripts (kselect had no cache and no default transcript). */
+	char sdir[300], stx[340];
+	snprintf(sdir, sizeof sdir, "%s/setup-cache", dir);
+	snprintf(stx, sizeof stx, "%s/transcript.ndjson.gz", sdir);
+	unsetenv("KSCI_TRANSCRIPT");
+	unsetenv("KSCI_REPLAY");
+	struct llm_config cs = {.provider = "cmd", .command = "true", .temperature = -1, .max_retries = -1};
+	struct llm_store st;
+	int usage = -1;
+	rc = llm_config_setup(&cs, sdir, &st, &usage, e);
+	T_OK(rc == 0 && usage == 0 && strcmp(cs.cache_dir, sdir) == 0 && access(sdir, F_OK) == 0 &&
+	     strcmp(cs.transcript, stx) == 0 && cs.max_tokens == 4096,
+	     "setup: --cache made, the transcript next to the answers, defaults filled");
+	setenv("KSCI_TRANSCRIPT", "/elsewhere/t.gz", 1);
+	cs.transcript = NULL;
+	rc = llm_config_setup(&cs, sdir, &st, &usage, e);
+	unsetenv("KSCI_TRANSCRIPT");
+	T_OK(rc == 0 && strcmp(cs.transcript, "/elsewhere/t.gz") == 0, "setup: KSCI_TRANSCRIPT names the transcript");
+	struct llm_config cr = {.provider = "replay", .temperature = -1, .max_retries = -1};
+	rc = llm_config_setup(&cr, sdir, &st, &usage, e);
+	T_OK(rc < 0 && usage == 1 && strstr(e, "--provider replay needs --replay"), "setup: replay without a transcript is the user's error");
+	snprintf(sdir, sizeof sdir, "%s/cache", prices); /* under a file: no directory, even for root */
+	rc = llm_config_setup(&cr, sdir, &st, &usage, e);
+	T_OK(rc < 0 && usage == 0 && strncmp(e, "cache: ", 7) == 0, "setup: a cache that cannot be made is not (%s)", e);
 
 	T_OK(llm_provider_known("openai") && llm_provider_known("replay") && !llm_provider_known("mutate") &&
 	     !llm_provider_known(NULL), "provider list: the four providers, not mutate");

@@ -157,6 +157,51 @@ static void test_prices(void)
 	price_free(&t);
 }
 
+/* One accounting rule with kgen's: calls priced one by one (the server's
+ * model first, then the one asked for), cached answers at 0 and counted as
+ * saved, the selector's call once however many children carry it. */
+static void test_calls(void)
+{
+	struct price_table t;
+	char e[ERRBUF];
+	T_OK(price_parse(&t, "m-2024 1 0\nm 2 0\n", "p", e) == 0, "call table parses");
+	struct rp_data d;
+	rp_data_init(&d, nopeak);
+	d.prices = &t;
+	/* a: plan priced by its reported model (1 USD/Mtok), write stated 0.5, a
+	 * cached write of 1M tokens (cost 0, saved by "m": 2 USD); the selector
+	 * call S1 (stated 0.25).  b: the same selector call, a write without
+	 * cost of the asked-for model m: 2 USD. */
+	add(&d, "{\"id\":\"a\",\"task\":\"x\",\"generation\":1,\"status\":\"timed\",\"time\":{\"speedup_vs_baseline\":2},"
+		"\"origin\":{\"generator\":\"openai\",\"model\":\"m\",\"strategy\":{\"llm\":{\"call_id\":\"S1\",\"tokens_in\":10,"
+		"\"tokens_out\":5,\"cost_usd\":0.25,\"model\":\"m\",\"provider\":\"openai\"}},\"calls\":["
+		"{\"model\":\"m-2024\",\"provider\":\"openai\",\"tokens_in\":1000000,\"tokens_out\":7},"
+		"{\"model\":\"m\",\"provider\":\"openai\",\"tokens_in\":3,\"tokens_out\":4,\"cost_usd\":0.5},"
+		"{\"model\":\"m\",\"provider\":\"openai\",\"tokens_in\":1000000,\"tokens_out\":9,\"cached\":true,\"cost_usd\":0}]}}");
+	add(&d, "{\"id\":\"b\",\"task\":\"x\",\"generation\":1,\"status\":\"wrong\","
+		"\"origin\":{\"generator\":\"openai\",\"model\":\"m\",\"strategy\":{\"llm\":{\"call_id\":\"S1\",\"tokens_in\":10,"
+		"\"tokens_out\":5,\"cost_usd\":0.25}},\"calls\":[{\"model\":\"other\",\"provider\":\"openai\","
+		"\"tokens_in\":1000000,\"tokens_out\":0}]}}");
+	/* c: a call no line prices */
+	add(&d, "{\"id\":\"c\",\"task\":\"x\",\"generation\":1,\"status\":\"wrong\",\"origin\":{\"generator\":\"cmd\","
+		"\"model\":\"q\",\"calls\":[{\"model\":\"q\",\"provider\":\"cmd\",\"tokens_in\":50,\"tokens_out\":0}]}}");
+	T_OK(rp_finish(&d, e) == 0, "finish");
+	struct rp_report r;
+	T_OK(rp_report_make(&r, &d, &t, e) == 0 && r.ntasks == 1, "report");
+	const struct rp_cost *k = &r.cost;
+	/* money: 1 (plan) + 0.5 + 0 (cached) + 2 (b) + 0.25 (selector, once) */
+	T_OK(fabs(k->money - 3.75) < 1e-9, "money: priced per call, cached 0, selector once (%g)", k->money);
+	T_OK(k->calls == 6 && k->sel_calls == 1 && k->cached == 1 && k->unpriced_calls == 1,
+	     "6 calls, 1 by the selector, 1 cached, 1 unpriced (%ld %ld %ld %ld)", k->calls, k->sel_calls, k->cached,
+	     k->unpriced_calls);
+	T_OK(k->tok_in == 1000000 + 3 + 1000000 + 50 + 10 && k->cached_in == 1000000 && fabs(k->saved - 2.0) < 1e-9,
+	     "tokens bought without the cached answer's; its price saved (%g %g)", k->tok_in, k->saved);
+	T_OK(k->priced == 2 && k->unpriced == 1, "records: a and b priced, c with tokens but no price");
+	rp_report_free(&r);
+	rp_data_free(&d);
+	price_free(&t);
+}
+
 static void test_fmt(void)
 {
 	char b[RP_FMT];
@@ -191,6 +236,7 @@ int main(void)
 	test_extract();
 	test_stats();
 	test_prices();
+	test_calls();
 	test_fmt();
 	test_base64();
 	return T_DONE();

@@ -250,14 +250,55 @@ static void bandit(void)
 	T_OK(p->narm == 3 && n[0] == 2 && fabs(sum[0] - 0.5) < 1e-12 && n[1] == 2 && fabs(sum[1] - (0.1 - 1)) < 1e-12 &&
 	         n[2] == 0,
 	     "pulls: TILE 2 (sum 0.5), UNROLL 2 (0.1 - 1 for the crash), VEC 0 (parent unknown)");
+	sel_pop_free(p);
+	json_t *st = json_object_get(out[0], "strategy");
+	T_OK(nout == 1 && strcmp(json_string_value(json_object_get(st, "knob")), "TILE") == 0 &&
+	         json_integer_value(json_object_get(st, "arms")) == 2,
+	     "the arm with the higher mean reward is chosen, of the 2 pulled");
+	o.arms = "knob:VEC";
+	run(&o, &m, NULL);
 	T_OK(nout == 1 && strcmp(json_string_value(json_object_get(json_object_get(out[0], "strategy"), "arm")),
 	                         "knob:VEC") == 0,
-	     "an arm never pulled goes first");
+	     "an arm never pulled, named with --arms, goes first");
+}
+
+#define K(id, sp, kind)                                                                                        \
+	"{\"id\":\"" id "\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"parents\":[\"p\"],"         \
+	"\"origin\":{\"generator\":\"cmd\",\"kind\":\"" kind "\",\"plan\":{\"kind\":\"" kind "\"}},"             \
+	"\"time\":{\"speedup_vs_baseline\":" sp "}}"
+
+/* Regression (one-arm bandit): model children all pulled "gen:cmd", since
+ * plans carried no kind; and a plan call that failed left an arm never
+ * pulled that would have taken every child. */
+static void bandit_kinds(void)
+{
+	struct mem m = {{R("p", "2.0", ""), K("m1", "3.0", "memory"), K("m2", "2.6", "memory"), K("c1", "1.0", "compute"),
+	                 "{\"id\":\"o1\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"parents\":[\"p\"],"
+	                 "\"origin\":{\"generator\":\"cmd\",\"plan\":{\"kind\":\"fusion\"}},\"time\":{\"speedup_vs_baseline\":2.2}}",
+	                 "{\"task\":\"mm\",\"backend\":\"c\",\"status\":\"gen_error\",\"parents\":[\"p\"],"
+	                 "\"origin\":{\"generator\":\"cmd\",\"stage\":\"plan\"},\"gen\":{\"status\":\"bad_plan\"}}"},
+	                6};
+	struct sel_opts o = opts(SEL_BANDIT);
+	o.population = 3;
+	o.ucb_c = 0;
+	struct sel_pop *p;
+	run(&o, &m, &p);
+	long n[8];
+	double sum[8];
+	sel_bandit_pulls(p, n, sum);
+	T_OK(p->narm == 4 && strcmp(sel_arm_name(p, 0), "plan:memory") == 0 && n[0] == 2 &&
+	         strcmp(sel_arm_name(p, 1), "plan:compute") == 0 && n[1] == 1 &&
+	         strcmp(sel_arm_name(p, 2), "plan:fusion") == 0 && n[2] == 1 && strcmp(sel_arm_name(p, 3), "gen:cmd") == 0 &&
+	         n[3] == 0,
+	     "arms: origin.kind (memory 2 pulls, compute 1), origin.plan.kind (fusion), gen:cmd of the gen_error unpulled");
 	sel_pop_free(p);
-	m.n = 5;
-	run(&o, &m, NULL);
-	T_OK(nout == 1 && strcmp(json_string_value(json_object_get(json_object_get(out[0], "strategy"), "knob")), "TILE") == 0,
-	     "the arm with the higher mean reward is chosen");
+	int ok = nout == 3;
+	for (int i = 0; ok && i < 3; i++) {
+		json_t *st = json_object_get(out[i], "strategy");
+		ok = strcmp(json_string_value(json_object_get(st, "arm")), "plan:memory") == 0 &&
+		     json_integer_value(json_object_get(st, "arms")) == 3;
+	}
+	T_OK(ok, "greedy (--ucb-c 0): every child on plan:memory, the best of 3 arms offered (gen:cmd is not)");
 }
 
 static void llm(void)
@@ -282,13 +323,127 @@ static void llm(void)
 	T_OK(sel_llm_parse(p, "no idea", &b, &r, &why, e) != 0, "llm: no JSON, no choice");
 	int idx[2] = {p->elig[0], p->elig[1]};
 	json_t *recs[2] = {json_loads(m.lines[1], 0, NULL), NULL};
-	char *prompt = sel_llm_prompt(p, idx, recs, 2, "- base a, reference b\n");
-	T_OK(prompt && strstr(prompt, "- id b, generation 1, parent none, speedup 2x") &&
-	         strstr(prompt, "2 timed (eligible), 1 failed") && strstr(prompt, "Already chosen"),
+	struct sel_llm_view v = {idx, recs, 2, NULL, NULL, 0};
+	char *prompt = sel_llm_prompt(p, &v, "- base a, reference b\n");
+	T_OK(prompt && strstr(prompt, "- id b (generation 1, parent none): no speedup over the seed recorded, 2x the baseline") &&
+	         strstr(prompt, "2 timed (eligible), 1 failed (wrong 1)") && strstr(prompt, "Already chosen"),
 	     "llm: the prompt shows ids, counts and earlier picks");
 	free(prompt);
 	json_decref(recs[0]);
 	sel_pop_free(p);
+}
+
+/* What the selector sees (issue #15): hypotheses and outcomes, failures
+ * with their reasons, and the uncertainty of each speedup. */
+#define SIZE(n, cm, cs, sm, ss)                                                                                  \
+	"{\"size\":{\"n\":" #n "},\"candidate\":{\"median_us\":" #cm ",\"sem_us\":" #cs "},"                       \
+	"\"seed\":{\"median_us\":" #sm ",\"sem_us\":" #ss "},\"speedup_vs_seed\":" #sm "/" #cm "}"
+static void llm_view(void)
+{
+	/* speedup_vs_seed per size is written as a number below, not a quotient */
+	const char *seedrec = "{\"id\":\"s\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"generation\":0,"
+	                      "\"parents\":[],\"origin\":{\"generator\":\"seed\"},\"time\":{\"speedup_vs_baseline\":1.0,"
+	                      "\"speedup_vs_seed\":1.0}}";
+	const char *good =
+	    "{\"id\":\"g\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"timed\",\"generation\":1,\"parents\":[\"s\"],"
+	    "\"origin\":{\"generator\":\"cmd\",\"kind\":\"memory\",\"hypothesis\":\"tiles fit in L1\\nso fewer misses\"},"
+	    "\"time\":{\"speedup_vs_baseline\":2.0,\"speedup_vs_seed\":2.0,\"sizes\":["
+	    "{\"size\":{\"n\":64},\"candidate\":{\"median_us\":50,\"sem_us\":1.5},\"seed\":{\"median_us\":100,\"sem_us\":4},"
+	    "\"speedup_vs_seed\":2.0,\"converged\":false}]}}";
+	const char *broke =
+	    "{\"id\":\"x\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"compile_error\",\"generation\":2,"
+	    "\"parents\":[\"g\"],\"origin\":{\"generator\":\"cmd\",\"kind\":\"parallelism\",\"hypothesis\":\"split rows\"},"
+	    "\"compile\":{\"ok\":false,\"status\":\"error\",\"message\":\"cc exited 1\","
+	    "\"log\":\"x.c: In function solve:\\nx.c:3:5: error: expected ';' before '}'\\n\"}}";
+	const char *nocode = "{\"task\":\"mm\",\"backend\":\"c\",\"status\":\"gen_error\",\"generation\":2,"
+	                     "\"parents\":[\"g\"],\"origin\":{\"generator\":\"cmd\"},"
+	                     "\"gen\":{\"ok\":false,\"status\":\"no_code\",\"message\":\"no solve in the answer\"}}";
+	const char *wrong = "{\"id\":\"w\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"wrong\",\"generation\":2,"
+	                    "\"parents\":[\"g\"],\"origin\":{\"generator\":\"cmd\",\"kind\":\"precision\"},"
+	                    "\"verify\":{\"ok\":false,\"status\":\"wrong\",\"message\":\"y[3] = 2 but the reference says 1\"}}";
+	const char *inflight = "{\"id\":\"i\",\"task\":\"mm\",\"backend\":\"c\",\"status\":\"generated\",\"generation\":2,"
+	                       "\"parents\":[\"g\"]}";
+	struct mem m = {{seedrec, good, broke, nocode, wrong, inflight}, 6};
+	struct sel_opts o = opts(SEL_BEST);
+	struct sel_pop *p;
+	run(&o, &m, &p);
+	int recent[SEL_LLM_RECENT];
+	int nr = sel_llm_recent(p, recent, SEL_LLM_RECENT);
+	T_OK(nr == 4 && strcmp(sel_pop_cand(p, recent[0])->id, "g") == 0 && strcmp(sel_pop_cand(p, recent[1])->id, "x") == 0 &&
+	         sel_pop_cand(p, recent[2])->id[0] == '\0' && strcmp(sel_pop_cand(p, recent[3])->id, "w") == 0,
+	     "recent experiments: children in a final status, oldest first; the seed and one in flight left out (%d)", nr);
+	T_OK(sel_llm_recent(p, recent, 2) == 2 && strcmp(sel_pop_cand(p, recent[1])->id, "w") == 0,
+	     "recent experiments: bounded, the newest kept");
+	nr = sel_llm_recent(p, recent, SEL_LLM_RECENT);
+	json_t *best[2], *rr[SEL_LLM_RECENT];
+	for (int i = 0; i < 2; i++)
+		best[i] = json_loads(m.lines[p->elig[i]], 0, NULL);
+	for (int i = 0; i < nr; i++)
+		rr[i] = json_loads(m.lines[recent[i]], 0, NULL);
+	struct sel_llm_view v = {p->elig, best, 2, recent, rr, nr};
+	char *pr = sel_llm_prompt(p, &v, "");
+	T_OK(pr && strstr(pr, "- id g (generation 1, parent s, kind memory): 2x the seed ±5%, 2x the baseline; "
+	                      "hypothesis: tiles fit in L1 so fewer misses; its children: 4 tried, 0 timed, 3 failed; "
+	                      "per size: size {\"n\":64}: 50 us ±3% (2x the seed ±5%), not converged\n"),
+	     "the shortlist: kind, hypothesis on one line, speedup over the seed ± its error, children (one in flight), per size");
+	T_OK(pr && strstr(pr, "- id s (generation 0, parent none): 1x the seed, 1x the baseline; the task's seed kernel"),
+	     "the seed: no error without sizes");
+	T_OK(pr && strstr(pr, "- id x (generation 2, parent g, kind parallelism); hypothesis: split rows -> compile_error: "
+	                      "x.c:3:5: error: expected ';' before '}'\n"),
+	     "a compile error: the compiler's error line, not its exit status");
+	T_OK(pr && strstr(pr, "- no code (generation 2, parent g) -> gen_error: no_code: no solve in the answer\n") &&
+	         strstr(pr, "- id w (generation 2, parent g, kind precision) -> wrong: y[3] = 2 but the reference says 1\n"),
+	     "a generator's failure and a wrong answer, with their reasons");
+	T_OK(pr && strstr(pr, "- id g (generation 1, parent s, kind memory); hypothesis: tiles fit in L1 so fewer misses -> "
+	                      "timed: 2x the seed ±5%, 2x its parent\n"),
+	     "a timed experiment: speedup over the seed with its error, and over its parent");
+	T_OK(pr && strstr(pr, "1 failed (compile_error 1, gen_error 1, wrong 1)") == NULL &&
+	         strstr(pr, "(compile_error 1, gen_error 1, wrong 1)"),
+	     "failures counted by status");
+	free(pr);
+	for (int i = 0; i < 2; i++)
+		json_decref(best[i]);
+	for (int i = 0; i < nr; i++)
+		json_decref(rr[i]);
+	sel_pop_free(p);
+}
+
+/* The selector's call carries a replay key and a cache sample, as kgen's. */
+static char asked_key[4][80], asked_sample[4][40];
+static int nasked;
+static char *fake_ask(void *ctx, const char *prompt, const char *key, const char *sample, json_t **acct, char *errbuf)
+{
+	(void)ctx;
+	(void)prompt;
+	(void)errbuf;
+	if (nasked < 4) {
+		snprintf(asked_key[nasked], sizeof asked_key[0], "%s", key);
+		snprintf(asked_sample[nasked], sizeof asked_sample[0], "%s", sample);
+	}
+	nasked++;
+	*acct = json_pack("{ss,sb}", "stage", "select", "cached", 0);
+	return strdup("{\"base\": \"b\", \"reference\": \"a\", \"reasoning\": \"r\"}");
+}
+
+static void llm_keys(void)
+{
+	struct mem m = {{R("a", "1.0", ""), R("b", "2.0", "")}, 2};
+	struct sel_opts o = opts(SEL_LLM);
+	o.population = 2;
+	o.seed = 7;
+	o.ask = fake_ask;
+	run(&o, &m, NULL);
+	char s0[40], s1[40];
+	snprintf(s0, sizeof s0, "%llu", (unsigned long long)sel_child_seed(7, 0));
+	snprintf(s1, sizeof s1, "%llu", (unsigned long long)sel_child_seed(7, 1));
+	T_OK(nasked == 2 && strcmp(asked_key[0], "select:mm:2:0") == 0 && strcmp(asked_key[1], "select:mm:2:1") == 0,
+	     "llm: replay keys select:TASK:GENERATION:CHILD (%s, %s)", asked_key[0], asked_key[1]);
+	T_OK(nasked == 2 && strcmp(asked_sample[0], s0) == 0 && strcmp(asked_sample[1], s1) == 0 && strcmp(s0, s1) != 0,
+	     "llm: each child's cache sample is its own seed, the request's strategy.seed");
+	T_OK(nout == 2 && json_integer_value(json_object_get(json_object_get(out[1], "strategy"), "seed")) ==
+	                      (json_int_t)sel_child_seed(7, 1) &&
+	         json_object_get(json_object_get(out[0], "strategy"), "llm"),
+	     "llm: the accounting is kept in strategy.llm");
 }
 
 static int refuse(void *ctx, const json_t *rec)
@@ -304,10 +459,12 @@ static json_t *fetch_not_b(void *ctx, const struct sel_cand *c)
 }
 
 /* A model call that fails with a message that happens to read like a write error. */
-static char *ask_fails(void *ctx, const char *prompt, json_t **acct, char *errbuf)
+static char *ask_fails(void *ctx, const char *prompt, const char *key, const char *sample, json_t **acct, char *errbuf)
 {
 	(void)ctx;
 	(void)prompt;
+	(void)key;
+	(void)sample;
 	*acct = NULL;
 	snprintf(errbuf, ERRBUF, "write error");
 	return NULL;
@@ -409,7 +566,10 @@ int main(void)
 	islands();
 	map_elites();
 	bandit();
+	bandit_kinds();
 	llm();
+	llm_view();
+	llm_keys();
 	results();
 	summary();
 	clear();

@@ -13,8 +13,6 @@
 #include <string.h>
 
 #include "archive.h"
-#include "cache.h"
-#include "file.h"
 #include "err.h"
 #include "kgen-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kgen.md */
 #include "opt.h"
@@ -30,20 +28,30 @@ static void usage(FILE *f)
 	fputs(HELP_USAGE, f);
 }
 
-/* The directory model answers are cached in: --cache DIR, else the shared
- * cache's llm/ (lib/cache.h: the same place every tool uses). */
-static int answer_cache_dir(const char *opt, char *buf, size_t n, char *e)
-{
-	if (!opt)
-		return cache_dir("llm", buf, n, e);
-	if (snprintf(buf, n, "%s", opt) >= (int)n)
-		return errf(e, "--cache: path too long");
-	return file_mkdirp(buf, e);
-}
-
 static int emit_cb(void *ctx, const json_t *rec)
 {
 	return tool_emit(ctx, rec);
+}
+
+static void collect_cb(struct tool *t, json_t *rec, void *ctx)
+{
+	(void)t;
+	(void)gen_collect(ctx, rec); /* a failed write has set the status */
+}
+
+/* -j: a request whose process died (out of memory, a signal) before
+ * writing its children whole: a gen_error, so it is asked again next time. */
+static void lost_cb(json_t *rec, const char *why)
+{
+	char m[ERRBUF];
+	snprintf(m, sizeof m, "kgen: %s", why);
+	json_t *req = json_deep_copy(rec);
+	json_t *skel = gen_child_skeleton(req);
+	gen_set_error(skel, req, "kgen", "lost", m);
+	json_object_clear(rec);
+	json_object_update(rec, skel);
+	json_decref(skel);
+	json_decref(req);
 }
 
 static void warn_cb(void *ctx, const char *msg)
@@ -69,6 +77,7 @@ int main(int argc, char **argv)
 		{"provider", required_argument, NULL, 'g'},
 		{"seed", required_argument, NULL, 's'},
 		{"children", required_argument, NULL, 'n'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"archive", required_argument, NULL, 'a'},
 		{"tasks", required_argument, NULL, 't'},
 		{"stage", required_argument, NULL, 'S'},
@@ -107,12 +116,13 @@ int main(int argc, char **argv)
 	g.generator = getenv("KSCI_PROVIDER");
 	if (!g.generator || !*g.generator)
 		g.generator = "mutate";
-	g.children = 1;
+	g.children = 0; /* 0: one per kept plan (model providers), else 1 */
+	long jobs = 1;
 	int c;
 	long v = 0;
 	char eb[ERRBUF];
-	/* Short options: -g and -a only; docs/tools/README.md says why. */
-	while ((c = getopt_long(argc, argv, "g:a:h", opts, NULL)) != -1) {
+	/* Short options: -g, -a and -j only; docs/tools/README.md says why. */
+	while ((c = getopt_long(argc, argv, "g:a:j:h", opts, NULL)) != -1) {
 		int bad = 0;
 		switch (c) {
 		case 'g': g.generator = optarg; break;
@@ -123,6 +133,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n': bad = opt_long("--children", optarg, 1, 1000, &v, eb); g.children = (int)v; break;
 		case 'a': archive = optarg; break;
+		case 'j': bad = opt_long("--jobs", optarg, 1, 256, &jobs, eb); break;
 		case 't': tasks = optarg; break;
 		case 'S': sc.stage = optarg; break;
 		case 'F': bad = opt_long("--max-fix", optarg, 0, 100, &v, eb); sc.max_fix = (int)v; break;
@@ -173,38 +184,38 @@ int main(int argc, char **argv)
 		warnx_("--stage: \"%s\" is not auto, plan, write or fix", sc.stage);
 		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
-	char cbuf[4096], tbuf[4200];
+	struct llm_store store;
 	if (strcmp(g.generator, "mutate") != 0) {
 		sc.llm.provider = g.generator;
-		char ce[ERRBUF];
-		if (answer_cache_dir(cache, cbuf, sizeof cbuf, ce) != 0)
-			die(KSCI_EXIT_FATAL, "cache: %s", ce);
-		sc.llm.cache_dir = cbuf;
-		if (!sc.llm.transcript && (e = getenv("KSCI_TRANSCRIPT")) && *e)
-			sc.llm.transcript = e;
-		if (!sc.llm.transcript && sc.llm.cache_dir) {
-			snprintf(tbuf, sizeof tbuf, "%s/transcript.ndjson.gz", sc.llm.cache_dir);
-			sc.llm.transcript = tbuf;
-		}
-		if (!sc.llm.prices && (e = getenv("KSCI_PRICES")) && *e)
-			sc.llm.prices = e;
 		if (g.have_seed) {
 			sc.llm.seed = (long long)g.seed;
 			sc.llm.have_seed = 1;
 		}
 		sc.llm.jitter_seed = g.seed;
-		llm_config_defaults(&sc.llm);
-		if (strcmp(g.generator, "cmd") == 0 && !sc.llm.command) {
-			warnx_("--provider cmd needs --cmd COMMAND (or KSCI_LLM_CMD)");
+		/* cache, transcript, prices and the provider's needs: as kselect */
+		int usage_err;
+		if (llm_config_setup(&sc.llm, cache, &store, &usage_err, eb) != 0) {
+			if (!usage_err)
+				die(KSCI_EXIT_FATAL, "%s", eb);
+			warnx_("%s", eb);
 			return KSCI_EXIT_USAGE;
 		}
-		if (strcmp(g.generator, "replay") == 0 && !sc.llm.replay) {
-			warnx_("--provider replay needs --replay FILE (or KSCI_REPLAY)");
-			return KSCI_EXIT_USAGE;
-		}
+		/* -j N: N calls at once need N slots, unless told otherwise. */
+		if (sc.llm.max_concurrent <= 0 && jobs > 4)
+			sc.llm.max_concurrent = (int)jobs;
 		sc.prompts = prm_dir(prompts);
 		sc.knowledge = prm_knowledge_dir(knowledge);
 		g.stages = &sc;
+	}
+	if (g.children == 0)
+		g.children = g.stages ? sc.keep : 1;
+	/* mutate makes a child in microseconds and picks each move against the
+	 * children already made in this run: one process. */
+	if (g.stages && jobs > 1) {
+		t.jobs = (int)jobs;
+		t.collect = collect_cb;
+		t.collect_ctx = &g;
+		t.lost = lost_cb;
 	}
 	g.tasks = tasks; /* gen_init: else task_root() */
 	g.emit = emit_cb;

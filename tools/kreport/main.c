@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 
 	struct rp_data d;
 	rp_data_init(&d, peak);
+	d.prices = prices_path ? &prices : NULL;
 	struct tool t = {.out = stdout};
 	int status = tool_run(&t, argv + optind, argc - optind, add_one, &d);
 	if (status >= KSCI_EXIT_FATAL) /* fatal, or a damaged archive: no report from part of it */

@@ -42,9 +42,13 @@ static int on_line(void *ctx, const char *line, size_t len, long lineno, uint64_
 	return 0;
 }
 
-static char *ask(void *ctx, const char *prompt, json_t **acct, char *errbuf)
+/* The selector's call: through the answer cache and into the transcript
+ * like kgen's, tagged with the library's replay key and cache sample. */
+static char *ask(void *ctx, const char *prompt, const char *key, const char *sample, json_t **acct, char *errbuf)
 {
-	const struct llm_config *c = ctx;
+	struct llm_config cfg = *(const struct llm_config *)ctx, *c = &cfg;
+	cfg.replay_key = key;
+	cfg.sample = sample;
 	struct llm_reply rep;
 	memset(&rep, 0, sizeof rep);
 	static const char sys[] = "You are the evolutionary selector of an automated kernel optimisation search. "
@@ -139,11 +143,14 @@ int main(int argc, char **argv)
 		{"temperature", required_argument, NULL, 'e'}, {"max-tokens", required_argument, NULL, 'X'},
 		{"timeout", required_argument, NULL, 'o'}, {"transcript", required_argument, NULL, 'R'},
 		{"shortlist", required_argument, NULL, 'L'}, {"summary", no_argument, NULL, 'Z'},
+		{"cache", required_argument, NULL, 'c'}, {"no-cache", no_argument, NULL, 'D'},
+		{"prices", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	struct sel_opts o = {.backend = "c", .population = 4, .strategy = SEL_TOURNAMENT, .k = 4, .tournament = 3,
 	                     .inspirations = 1, .islands = 4, .migrate_every = 5, .ucb_c = 1.414, .generation = -1};
-	const char *provider = NULL;
+	const char *provider = NULL, *cache = NULL;
 	struct llm_config lc = {.temperature = -1, .max_retries = -1, .n = 1};
+	struct llm_store store; /* lc's cache and transcript paths */
 	int have_seed = 0, summary = 0, c;
 	long v;
 	double d;
@@ -178,6 +185,9 @@ int main(int argc, char **argv)
 		case 'x': lc.command = optarg; break;
 		case 'y': lc.replay = optarg; break;
 		case 'R': lc.transcript = optarg; break;
+		case 'c': cache = optarg; break;
+		case 'D': lc.no_cache = 1; break;
+		case 'p': lc.prices = optarg; break;
 		case 'e': bad = opt_double("--temperature", optarg, 0, 2, &d, e); lc.temperature = d; break;
 		case 'X': bad = opt_long("--max-tokens", optarg, 1, 1000000, &v, e); lc.max_tokens = v; break;
 		case 'o': bad = opt_double("--timeout", optarg, 0.001, 86400, &d, e); lc.timeout = d; break;
@@ -218,7 +228,10 @@ int main(int argc, char **argv)
 		if (!llm_provider_known(provider))
 			die(KSCI_EXIT_USAGE, "--provider: unknown provider \"%s\" (openai, anthropic, cmd, replay)", provider);
 		lc.provider = provider;
-		llm_config_defaults(&lc);
+		lc.stage = "select"; /* the ledger's stage (lib/llm.h) */
+		int usage_err;
+		if (llm_config_setup(&lc, cache, &store, &usage_err, e) != 0)
+			die(usage_err ? KSCI_EXIT_USAGE : KSCI_EXIT_FATAL, "%s", e);
 		o.ask = ask;
 		o.ask_ctx = &lc;
 	}

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# pipelines/evolve-passes.sh — the passes inside a generation that
+# evolve.sh and evolve-parallel.sh share (docs/loop.md): after the
+# generation's children are timed,
+#   fix   children that failed for their own sake (compile_error, wrong,
+#         crashed, timeout; not a transient compile failure of the machine)
+#         go to kgen --stage fix, and the fixes that fail again, up to
+#         --max-fix rounds;
+#   tune  "model, then tune": every model child that was verified and timed
+#         and whose source keeps `// ktune:` knobs gets a short mutate sweep
+#         (--tune N children each).
+# Each pass is: make the input (the functions here), run kgen and the
+# stages on it (the caller's runner: one pipe in evolve.sh, spread.sh in
+# evolve-parallel.sh), keep only the records that are new, as generation G.
+# Sourced, not run.
+
+# passes_fix_input IN OUT: the records of IN a fix round takes.
+passes_fix_input() {
+	jq -c 'select((.status | IN("compile_error", "wrong", "crashed", "timeout")) and
+		(.compile.transient // false | not) and (.source | type == "string"))' "$1" >"$2"
+}
+
+# passes_tune_input IN OUT SEED: one mutate request for each model child of
+# IN that was timed and keeps a ktune knob (a comment that starts with
+# ktune:, the form kgen's mutate reads).
+passes_tune_input() {
+	jq -c --argjson seed "$3" 'select(.status == "timed" and
+			(.origin.generator // "mutate" | IN("mutate", "seed") | not) and
+			(.source | type == "string" and test("(//|/\\*)[ \t]*ktune:")))
+		| {status: "selected", task, backend, generation, parents: [.id], base: .,
+		   island, strategy: {name: "tune", reason: "model, then tune", seed: $seed}, child: 0}
+		| with_entries(select(.value != null))' "$1" >"$2"
+}
+
+# passes_new OLD NEW G: the records of NEW whose id OLD does not hold (kgen
+# passes a failed record on before its fix), numbered generation G (kgen
+# numbers a child one past its parent).
+passes_new() {
+	jq -c --slurpfile old "$1" --argjson g "$3" \
+		'($old | map(.id)) as $ids | select(.id as $i | $ids | index($i) | not) | .generation = $g' "$2"
+}
