@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/loop-prompts.sh [DIR] — run the whole Kernel Scientist loop offline
+# scripts/loop-prompts.sh [DIR [EVOLVE-OPTION...]] — run the whole Kernel Scientist loop offline
 # (evolve.sh on softmax, c back end, 2 generations, the llm selector, a
 # scripted model through the cmd provider) and print one real prompt of
 # each model stage — select, plan, write, fix — as kgen and kselect sent it,
@@ -7,12 +7,14 @@
 # scripted model: the selector picks the first id it is shown; the planner
 # gives three plans; the writer plants a compile error for the first plan, a
 # wrong answer for the second and the seed's code with a comment for the
-# third; the fixer answers with the seed's code.  The run is kept in DIR
-# (default: a temporary directory, removed).
+# third; the fixer answers with the seed's code.  Each answer it writes is
+# numbered (a fresh call, fresh code), so a duplicate child can only come
+# from an answer served twice.  The run is kept in DIR (default: a
+# temporary directory, removed); tests/sh/t39-loop.sh checks it.
 set -euo pipefail
-case ${1:-} in -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${1:-}" ]; then d=$1; mkdir -p "$d"; else
+if [ -n "${1:-}" ]; then d=$1; shift; mkdir -p "$d"; else
 	d=$(mktemp -d "${TMPDIR:-/tmp}/ksci-loop.XXXXXX")
 	trap 'rm -rf "$d"' EXIT
 fi
@@ -21,7 +23,10 @@ seed_c=$KSCI_TASKS/softmax/seed.c
 cat >"$d/model.sh" <<SH
 #!/bin/sh
 prompt=\$(cat)
-fenced() { printf '\`\`\`c\n'; cat "$seed_c" | sed "\$1"; printf '%s\n\`\`\`\n' "\$2"; }
+mkdir -p "$d/calls"
+n=\$(mktemp "$d/calls/XXXXXX")
+n=\${n##*/}
+fenced() { printf '\`\`\`c\n'; sed "\$1" "$seed_c"; printf '%s // answer %s\n\`\`\`\n' "\$2" "\$n"; }
 case \$prompt in
 *'{"base": "<id>"'*)
 	id=\$(printf '%s\n' "\$prompt" | grep -o '\b[0-9a-f]\{16\}\b' | head -n 1)
@@ -35,7 +40,7 @@ case \$prompt in
 	printf ']}\n\`\`\`\n' ;;
 *plan-one*) fenced 's/^//' "this is not C;" ;;
 *plan-two*) fenced 's|yr\[c\] \*= inv;|yr[c] *= 2 * inv;|; s|yr\[c\] /= s;|yr[c] /= s / 2;|' "// two" ;;
-*) fenced 's/^//' "// three \$(printf '%s' "\$prompt" | cksum | cut -c1-8)" ;;
+*) fenced 's/^//' "// three" ;;
 esac
 SH
 chmod +x "$d/model.sh"
@@ -44,7 +49,7 @@ tr=$d/transcript.ndjson.gz
 	--stop-slower 0 --tune 2 --archive "$d/run.ndjson.gz" -q --strategy llm --provider cmd \
 	--kgen-opt --cmd --kgen-opt "$d/model.sh" --kgen-opt --transcript --kgen-opt "$tr" \
 	--kselect-opt --provider --kselect-opt cmd --kselect-opt --cmd --kselect-opt "$d/model.sh" \
-	--kselect-opt --transcript --kselect-opt "$tr" >&2
+	--kselect-opt --transcript --kselect-opt "$tr" --kgen-opt -j --kgen-opt 2 "$@" >&2
 gzip -dc "$tr" >"$d/transcript.ndjson"
 for stage in select plan.txt write.txt fix.txt; do
 	echo "### ${stage%.txt}"

@@ -53,7 +53,9 @@ expect_eq "provider-failures-ignored: --max-provider-failures 0: runs to the end
 run once evolve.sh --model e500-once --generations 1 --max-provider-failures 1
 expect_eq "provider-failures-ignored: one failure, then answers: exit 6 at the limit of 1" 6 "$(cat "$T/once.rc")"
 run once2 evolve.sh --model e500-b-once --generations 2 --max-provider-failures 2
-expect_eq "provider-failures-ignored: one failure, then answers: runs to the end under a limit of 2" "0 0 1 1 2 2" \
+# (population 2 is one base with a child per kept plan: generation 1 is the
+# failed plan call's one record, generation 2 the base's two children)
+expect_eq "provider-failures-ignored: one failure, then answers: runs to the end under a limit of 2" "0 0 1 2 2" \
 	"$(cat "$T/once2.rc") $(gens once2)"
 
 # evolve-parallel.sh: the policy reads the candidates before they are spread.

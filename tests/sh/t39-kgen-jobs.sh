@@ -4,7 +4,7 @@
 # The bug it answers (model-calls-serial): model calls were made one after
 # another inside a generation; with reasoning models that, not the GPU,
 # bounded the loop.  Checked without clocks: the scripted model waits at a
-# barrier until four calls are in flight at once, which serial calls never
+# barrier until six calls are in flight at once, which serial calls never
 # reach (each then answers "alone"); the records are those of -j 1; two
 # processes that make the same code give one child and one gen_error
 # `duplicate`; a process killed mid-call leaves its request written on,
@@ -15,8 +15,8 @@ cd "$T" || exit 1
 mkdir inflight
 # The model: writes the plan it is asked for, with a tag taken from the
 # prompt (the plan's title).  It counts the calls in flight when it starts
-# (a file each, removed at its end); with BARRIER=4 it then waits (up to
-# 120 s) until four are in flight at once, or one call has seen that.
+# (a file each, removed at its end); with BARRIER=N it then waits (up to
+# 120 s) until N are in flight at once, or one call has seen that.
 cat >model.sh <<SH
 #!/bin/sh
 prompt=\$(cat)
@@ -56,17 +56,17 @@ run() { # JOBS OUT: kgen on req.nd, one child per request
 	kgen --provider cmd --cmd "$T/model.sh" --stage write --children 1 --no-cache -j "$1" \
 		--archive base.nd <req.nd >"$2" 2>"$2.err"
 }
-BARRIER=4 run 4 j4.nd
-expect_eq "-j 4: exit 0" 0 $?
-expect_eq "-j 4: every record out, in input order" \
+BARRIER=6 run 6 j4.nd
+expect_eq "-j 6: exit 0" 0 $?
+expect_eq "-j 6: every record out, in input order" \
 	"tag-a0 tag-a1 tag-a2 tag-a3 tag-a4 tag-a5 tag-a6 tag-a7 -" \
 	"$(jq -r '.origin.plan.title // "-"' j4.nd | xargs)"
-ok "-j 4: four calls were in flight at once" test -e released
-expect_eq "-j 4: eight children" 8 "$(jq -r 'select(.status == "generated") | .id' j4.nd | sort -u | wc -l)"
+ok "-j 6: six calls were in flight at once (-j raised the 4 call slots to 6)" test -e released
+expect_eq "-j 6: eight children" 8 "$(jq -r 'select(.status == "generated") | .id' j4.nd | sort -u | wc -l)"
 run 1 j1.nd
 expect_eq "-j 1: the calls one at a time" 1 "$(sort -un width | tail -n 1)"
 strip() { jq -c 'del(.origin.calls, .origin.usage, .origin.exchange)' "$1"; }
-expect_eq "-j 1 and -j 4: the same records" "$(strip j1.nd)" "$(strip j4.nd)"
+expect_eq "-j 1 and -j 6: the same records" "$(strip j1.nd)" "$(strip j4.nd)"
 
 # --- two processes, the same code ---------------------------------------
 # Requests 1 and 2 carry the same tag: their answers are the same kernel.

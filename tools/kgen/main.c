@@ -192,6 +192,10 @@ int main(int argc, char **argv)
 			sc.llm.have_seed = 1;
 		}
 		sc.llm.jitter_seed = g.seed;
+		/* -j N: N calls at once need N slots, unless told otherwise
+		 * (before the defaults, which would set 4). */
+		if (sc.llm.max_concurrent <= 0 && jobs > 4)
+			sc.llm.max_concurrent = (int)jobs;
 		/* cache, transcript, prices and the provider's needs: as kselect */
 		int usage_err;
 		if (llm_config_setup(&sc.llm, cache, &store, &usage_err, eb) != 0) {
@@ -200,9 +204,6 @@ int main(int argc, char **argv)
 			warnx_("%s", eb);
 			return KSCI_EXIT_USAGE;
 		}
-		/* -j N: N calls at once need N slots, unless told otherwise. */
-		if (sc.llm.max_concurrent <= 0 && jobs > 4)
-			sc.llm.max_concurrent = (int)jobs;
 		sc.prompts = prm_dir(prompts);
 		sc.knowledge = prm_knowledge_dir(knowledge);
 		g.stages = &sc;
