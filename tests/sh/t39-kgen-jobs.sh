@@ -135,6 +135,7 @@ kgen --provider openai --model r429-once --cache "$T/c429" --children 1 --stage 
 	--archive base.nd <same.nd >r429.out 2>r429.err
 expect_eq "r429-once: no request failed for the rate limit (4 records, each a child or a duplicate)" \
 	"4|" "$(wc -l <r429.out | tr -d ' ')|$(jq -r 'select(.status != "generated" and .gen.status != "duplicate") | .gen.status' r429.out)"
+# shellcheck disable=SC2016 # an awk program
 ok "the Retry-After is shared: CACHE/slots/pause holds a time past the call's start" \
 	awk -v t0="$t0" '{ exit !($1 >= t0 + 1) }' "$T/c429/slots/pause"
 done_testing
