@@ -33,7 +33,7 @@ usage: evolve-parallel.sh [options]
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
   --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet,
   --max-usd X, --max-tokens N, --max-minutes M, --target-speedup S, --plateau G,
-  --prices FILE, --ledger FILE, --max-fix N, --tune N
+  --prices FILE, --ledger FILE, --max-fix N, --tune N, --findings DIR
                        (see evolve.sh --help; the fix rounds and the tune pass run as the
                        generation's main step does: kgen here, the stages spread)
   spreading each generation (see spread.sh --help):
@@ -64,7 +64,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/evolve-lib.sh"
 # shellcheck source=evolve-passes.sh
 . "$here/evolve-passes.sh"
-work="" keep=0 max_fix=2 tune=4
+work="" keep=0 max_fix=2 tune=4 findings=""
 spread_opts=()
 while [ $# -gt 0 ]; do
 	if evolve_option "$@"; then
@@ -74,9 +74,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--work) work=$2; shift ;;
 	--keep-work) keep=1 ;;
-	--max-fix | --tune)
+	--max-fix | --tune | --findings)
 		[ $# -ge 2 ] || { echo "evolve-parallel.sh: $1 needs a value" >&2; exit 2; }
-		if [ "$1" = --tune ]; then tune=$2; else max_fix=$2; fi
+		case $1 in --tune) tune=$2 ;; --findings) findings=$2 ;; *) max_fix=$2 ;; esac
 		shift ;;
 	--bar | --srun) spread_opts+=("$1") ;;
 	-S | --sshlogin | --sshloginfile | --chunk | --jobs | --gpus | --retries | --env | --stages-cmd | \
@@ -95,6 +95,8 @@ if [ "$generator" = mutate ]; then per_base=1; else per_base=$((pop < 3 ? pop : 
 bases=$(((pop + per_base - 1) / per_base))
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
 [ -n "$work" ] || work=$archive.work
+[ -n "$findings" ] || findings=$archive.findings
+[ "$findings" = none ] || [ "$generator" = mutate ] || gen_opts+=(--findings "$findings")
 [ -n "$budget" ] && spread_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
 
@@ -220,6 +222,8 @@ while :; do
 	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
 	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
+	tmp_findings=$gdir/findings.out
+	passes_findings "$g"
 	[ "$keep" = 1 ] || rm -rf "$gdir"
 	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done

@@ -8,7 +8,9 @@
 #         --max-fix rounds;
 #   tune  "model, then tune": every model child that was verified and timed
 #         and whose source keeps `// ktune:` knobs gets a short mutate sweep
-#         (--tune N children each).
+#         (--tune N children each);
+# and, once the generation is appended, the findings: the model rewrites
+# the findings file of the task, back end and device from the notebook.
 # Each pass is: make the input (the functions here), run kgen and the
 # stages on it (the caller's runner: one pipe in evolve.sh, spread.sh in
 # evolve-parallel.sh), keep only the records that are new, as generation G.
@@ -38,4 +40,23 @@ passes_tune_input() {
 passes_new() {
 	jq -c --slurpfile old "$1" --argjson g "$3" \
 		'($old | map(.id)) as $ids | select(.id as $i | $ids | index($i) | not) | .generation = $g' "$2"
+}
+
+# passes_findings G: after generation G is appended, kgen --stage findings
+# updates the findings file of the task, back end and device (model
+# providers; $findings, none: off).  A failure here costs the next prompts
+# their update, not the run: kgen's gen_error record says why, and only a
+# fatal kgen (exit 2 or more) is said on stderr.
+passes_findings() {
+	local g=$1 rc
+	[ "$g" -gt 0 ] && [ "$findings" != none ] && [ "$generator" != mutate ] || return 0
+	set +e
+	jq -cn --arg t "$task" --arg b "$backend" --argjson g "$g" \
+		'{status: "selected", task: $t, backend: $b, generation: $g}' |
+		kgen --provider "$generator" --stage findings --archive "$archive" "${gen_opts[@]}" \
+			--findings "$findings" >"$tmp_findings" 2>&1 8>&-
+	rc=$?
+	set -e
+	[ "$rc" -lt 2 ] || echo "$prog: generation $g: the findings were not updated (kgen exit $rc: $(tail -n 1 "$tmp_findings"))" >&2
+	return 0
 }

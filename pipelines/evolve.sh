@@ -43,6 +43,10 @@ usage: evolve.sh [options]
   --tune N             model providers, "model, then tune": each model child that was
                        timed and keeps ktune: knobs gets N mutate children in the same
                        generation (default: 4; 0: none)
+  --findings DIR       model providers: after each generation the model rewrites the
+                       findings of the task, back end and device (kgen --stage findings,
+                       each finding citing archive records) in DIR, and the plan prompt
+                       shows them (default: ARCHIVE.findings; none: off)
   --stop-slower F      stop timing a child whose speedup over the seed falls below F
                        times the best so far: status slow (ktime --stop-slower;
                        default: 0.5; 0: time every child in full)
@@ -78,7 +82,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/evolve-lib.sh"
 # shellcheck source=evolve-passes.sh
 . "$here/evolve-passes.sh"
-comp_opts=() ver_opts=() time_opts=() max_fix=2 tune=4
+comp_opts=() ver_opts=() time_opts=() max_fix=2 tune=4 findings=""
 while [ $# -gt 0 ]; do
 	if evolve_option "$@"; then
 		shift "$evolve_shift"
@@ -90,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--ktime-opt) time_opts+=("$2"); shift ;;
 	--max-fix) [ $# -ge 2 ] || { echo "evolve.sh: --max-fix needs a value" >&2; exit 2; }; max_fix=$2; shift ;;
 	--tune) [ $# -ge 2 ] || { echo "evolve.sh: --tune needs a value" >&2; exit 2; }; tune=$2; shift ;;
+	--findings) [ $# -ge 2 ] || { echo "evolve.sh: --findings needs a value" >&2; exit 2; }; findings=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "evolve.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -102,6 +107,8 @@ evolve_check_numbers evolve.sh "$gens" "$pop" "$seed" "$max_pf" "$max_fix" "$tun
 if [ "$generator" = mutate ]; then per_base=1; else per_base=$((pop < 3 ? pop : 3)); fi
 bases=$(((pop + per_base - 1) / per_base))
 [ -n "$archive" ] || archive="runs/$task-$backend.ndjson.gz"
+[ -n "$findings" ] || findings=$archive.findings
+[ "$findings" = none ] || [ "$generator" = mutate ] || gen_opts+=(--findings "$findings")
 [ -n "$budget" ] && time_opts+=(--budget "$budget")
 [ -n "$model" ] && gen_opts+=(--model "$model")
 
@@ -120,6 +127,7 @@ evolve_check_archive 1
 evolve_stops_start
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/evolve.XXXXXX") || { echo "evolve.sh: cannot make a temporary directory in ${TMPDIR:-/tmp}" >&2; exit 3; }
 trap 'rm -rf "$tmp"' EXIT
+tmp_findings=$tmp/findings.out
 
 
 # pass_round G WHAT IN KGEN-OPTION...: kgen with these options on IN, then
@@ -221,6 +229,7 @@ while :; do
 		[ "$arc" = 4 ] && exit 4
 		exit 3
 	fi
+	passes_findings "$g"
 	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done
 evolve_stopped

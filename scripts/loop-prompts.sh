@@ -7,7 +7,8 @@
 # scripted model: the selector picks the first id it is shown; the planner
 # gives three plans; the writer plants a compile error for the first plan, a
 # wrong answer for the second and the seed's code with a comment for the
-# third; the fixer answers with the seed's code.  Each answer it writes is
+# third; the fixer answers with the seed's code; the findings are one that
+# cites the notebook's first id and one that cites a made-up id.  Each answer it writes is
 # numbered (a fresh call, fresh code), so a duplicate child can only come
 # from an answer served twice.  The run is kept in DIR (default: a
 # temporary directory, removed); tests/sh/t39-loop.sh checks it.
@@ -32,6 +33,9 @@ case \$prompt in
 	id=\$(printf '%s\n' "\$prompt" | grep -o '\b[0-9a-f]\{16\}\b' | head -n 1)
 	printf '{"base": "%s", "reference": "%s", "reasoning": "the fastest so far"}\n' "\$id" "\$id" ;;
 *"# A candidate kernel that failed"*) fenced 's/^//' "// fixed" ;;
+*'{"findings": [{"text"'*) # one finding on the notebook's first id (and a made-up one), one on a made-up id only
+	id=\$(printf '%s\n' "\$prompt" | sed -n '/^# The lab notebook/,\$p' | grep -o '\b[0-9a-f]\{16\}\b' | head -n 1)
+	printf '\`\`\`json\n{"findings": [{"text": "plan-three kept the seed and timed; plan-one does not compile", "records": ["%s", "ffffffffffffffff"]}, {"text": "made up", "records": ["0000000000000000"]}]}\n\`\`\`\n' "\$id" ;;
 *'"avenues": ["..."]'*)
 	printf '\`\`\`json\n{"avenues": ["a", "b", "c"], "plans": ['
 	printf '{"title": "plan-one", "hypothesis": "h1", "rubric": ["r"], "min_uplift": 1.0, "max_uplift": 1.5, "innovation": 3, "kind": "memory"},'
@@ -51,7 +55,7 @@ tr=$d/transcript.ndjson.gz
 	--kselect-opt --provider --kselect-opt cmd --kselect-opt --cmd --kselect-opt "$d/model.sh" \
 	--kselect-opt --transcript --kselect-opt "$tr" --kgen-opt -j --kgen-opt 2 "$@" >&2
 gzip -dc "$tr" >"$d/transcript.ndjson"
-for stage in select plan.txt write.txt fix.txt; do
+for stage in select plan.txt write.txt fix.txt findings.txt; do
 	echo "### ${stage%.txt}"
 	echo
 	jq -rn --arg s "$stage:" 'first(inputs | select((.replay_key // "") | startswith($s)) | select(.prompt)) |

@@ -231,6 +231,8 @@ int gen_request(struct gen *g, json_t *req, long line)
 	const char *st = rec_str(req, "status");
 	if (!st || strcmp(st, ST_SELECTED) != 0)
 		return g->emit(g->ctx, req) ? -1 : 0;
+	if (g->stages && strcmp(g->stages->stage, "findings") == 0)
+		return gen_llm_findings(g, req) < 0 ? -1 : 0;
 	char buf[256];
 	const char *bad = request_problem(req, buf, sizeof buf);
 	int rc;

@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "extract.h"
+#include "findings.h"
 #include "prompt.h"
 #include "rec.h"
 #include "task.h"
@@ -127,6 +128,13 @@ static json_t *vars_for(struct job *j, const json_t *base)
 	char *bt = fact_timings(base, &fc);
 	char *br = fact_resources(base, &fc);
 	char *rt = ref ? fact_timings(ref, &rc) : strdup("(no reference kernel)");
+	char *fd = NULL;
+	if (j->sc->findings) {
+		char fp[4096];
+		json_t *doc = fnd_path(j->sc->findings, task, backend, fc.env, fp, sizeof fp) == 0 ? fnd_load(fp) : NULL;
+		fd = fnd_text(doc);
+		json_decref(doc);
+	}
 	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i}", "task", task,
 			      "backend", backend, "task_json", tt ? tt : "", "knowledge",
 			      kn ? kn : "(knowledge unavailable)", "notebook", nb ? nb : "", "device", dv ? dv : "",
@@ -134,6 +142,8 @@ static json_t *vars_for(struct job *j, const json_t *base)
 			      bt ? bt : "", "base_resources", br ? br : "", "reference_source",
 			      ref && rec_str(ref, "source") ? rec_str(ref, "source") : "(no reference kernel)",
 			      "reference_timings", rt ? rt : "", "n_avenues", 10, "n_plans", 5);
+	json_object_set_new(v, "findings", json_string(fd ? fd : "(no findings kept: kgen --findings not given)\n"));
+	free(fd);
 	free(tt);
 	free(kn);
 	free(nb);
@@ -567,5 +577,89 @@ int gen_llm_fix_record(struct gen *g, const json_t *rec)
 	struct job j = {.g = g, .sc = g->stages, .req = req};
 	int rc = fix(&j, rec);
 	json_decref(req);
+	return rc;
+}
+
+/* ---- findings ---- */
+
+static int seen_cb(const void *ctx, const char *id) { return gen_seen(ctx, id); }
+
+int gen_llm_findings(struct gen *g, const json_t *req)
+{
+	struct job j = {.g = g, .sc = g->stages, .req = req};
+	char e[ERRBUF], fp[4096];
+	const char *task = rec_str(req, "task"), *backend = rec_str(req, "backend");
+	const json_t *env = fact_env(NULL, NULL, g->notebook, task, backend);
+	if (!g->stages->findings || fnd_path(g->stages->findings, task, backend, env, fp, sizeof fp) != 0)
+		return emit_fail(&j, "findings", "internal", "--stage findings needs --findings DIR (a short path)", NULL,
+				 NULL);
+	json_t *old = fnd_load(fp);
+	json_t *vars = json_pack("{s:s, s:s}", "task", task, "backend", backend);
+	struct fact_ctx fc = {backend, task_get(g->tasks, task, e), env};
+	char *nb = prm_notebook(g->notebook, g->speedups, task, backend, 200);
+	char *dv = fact_device(&fc, NULL);
+	char *cur = fnd_text(old);
+	json_object_set_new(vars, "notebook", json_string(nb ? nb : ""));
+	json_object_set_new(vars, "device", json_string(dv ? dv : ""));
+	json_object_set_new(vars, "findings", json_string(cur ? cur : ""));
+	json_object_set_new(vars, "max_findings", json_integer(FND_MAX));
+	free(nb);
+	free(dv);
+	free(cur);
+	const char *reason;
+	struct llm_reply r;
+	int rc = ask(&j, "findings.txt", vars, &r, &reason, e);
+	json_decref(vars);
+	json_t *call = llm_reply_json(&g->stages->llm, &r, "findings");
+	if (rc != 0) {
+		llm_reply_free(&r);
+		json_decref(old);
+		rc = emit_fail(&j, "findings", reason, e, call, NULL);
+		json_decref(call);
+		return rc;
+	}
+	json_t *a = answer_json(r.text);
+	int df = 0, di = 0;
+	json_t *kept = fnd_validate(a, seen_cb, g, &df, &di);
+	json_decref(a);
+	llm_reply_free(&r);
+	if (!kept) {
+		json_decref(old);
+		rc = emit_fail(&j, "findings", "bad_findings", "the answer holds no JSON object with a \"findings\" array",
+			       call, NULL);
+		json_decref(call);
+		return rc;
+	}
+	json_t *calls = json_array();
+	if (json_is_array(json_object_get(old, "calls")))
+		json_array_extend(calls, json_object_get(old, "calls"));
+	json_t *c0 = json_deep_copy(call);
+	json_object_del(c0, "exchange");
+	json_array_append_new(calls, c0);
+	json_decref(old);
+	const char *dev = json_string_value(json_object_get(env, "gpu"));
+	if (!dev)
+		dev = json_string_value(json_object_get(env, "cpu"));
+	json_t *doc = json_pack("{s:s, s:s, s:s?, s:O?, s:O, s:o}", "task", task, "backend", backend, "device", dev,
+				"generation", json_object_get(req, "generation"), "findings", kept, "calls", calls);
+	int saved = fnd_save(fp, doc, e);
+	json_decref(doc);
+	if (saved != 0) {
+		json_decref(kept);
+		rc = emit_fail(&j, "findings", "internal", e, call, NULL);
+		json_decref(call);
+		return rc;
+	}
+	json_t *out = json_pack("{s:s, s:s, s:s, s:O?, s:{s:s, s:I, s:I, s:I}}", "status", "findings", "task", task,
+				"backend", backend, "generation", json_object_get(req, "generation"), "findings", "file", fp,
+				"kept", (json_int_t)json_array_size(kept), "dropped", (json_int_t)df, "dropped_ids",
+				(json_int_t)di);
+	json_decref(kept);
+	json_t *o = base_origin(&j, "findings");
+	charge(&j, o, call);
+	json_object_set_new(out, "origin", o);
+	json_decref(call);
+	rc = g->emit(g->ctx, out) ? -1 : 0;
+	json_decref(out);
 	return rc;
 }

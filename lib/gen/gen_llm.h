@@ -27,6 +27,7 @@ struct gen_llm_config {
 	int max_fix;           /* fix attempts per lineage */
 	int keep;              /* plans kept from a plan call (3) */
 	int notebook_max;      /* notebook lines in a prompt */
+	const char *findings;  /* findings directory (lib/gen/findings.h), NULL: none */
 };
 
 /* The kinds of plan, NULL-terminated: "memory", "compute", "parallelism",
@@ -41,6 +42,13 @@ extern const char *const gen_plan_kinds[];
 /* 0 done (children or a gen_error emitted), 1 request invalid (emitted
  * marked), -1 emitting failed. */
 int gen_llm_request(struct gen *g, const json_t *req, long line);
+/* --stage findings: req names a task and back end (and its generation);
+ * one call updates the findings file of that task, back end and device
+ * from the notebook (lib/gen/findings.h), and one record says what it did:
+ * {"status": "findings", task, backend, generation, "findings": {"file",
+ * "kept", "dropped", "dropped_ids"}, "origin": {"stage": "findings", calls,
+ * usage}}, or a gen_error.  0, or -1 when emitting failed. */
+int gen_llm_findings(struct gen *g, const json_t *req);
 /* Whether rec (not a request) is a failed candidate the fix stage takes. */
 int gen_llm_wants_fix(const struct gen *g, const json_t *rec);
 /* Emit rec unchanged, then a fixed child (or nothing past the attempt

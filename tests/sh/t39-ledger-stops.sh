@@ -67,7 +67,9 @@ chmod +x model.sh select.sh
 run() { # ARCHIVE [evolve options]: two children a generation, selected and written by the scripted model
 	local a=$1
 	shift
-	evolve.sh --task tiny --population 2 --budget 0.05 --archive "$a" --stop-slower 0 --max-fix 0 \
+	# --findings none: the calls here are the archive's and the selector's (t39-loop
+	# counts the findings' calls too)
+	evolve.sh --task tiny --population 2 --budget 0.05 --archive "$a" --stop-slower 0 --max-fix 0 --findings none \
 		--strategy llm --kselect-opt --provider --kselect-opt cmd --kselect-opt --cmd --kselect-opt "$T/select.sh" \
 		--kselect-opt --model --kselect-opt scripted \
 		--provider cmd --model scripted --kgen-opt --cmd --kgen-opt "$T/model.sh" \

@@ -7,7 +7,8 @@
 # per kept plan, of three kinds; a fix round repaired the planted compile
 # error and the planted wrong answer; the model's timed children were tuned;
 # the prompts hold the device, the timings with their SEM, the resources
-# and the binding limit, and only knowledge that fits the c back end; no
+# and the binding limit, and only knowledge that fits the c back end; the
+# findings file keeps what cites real records and reaches the next plan; no
 # child was a duplicate; the ledger's calls are the archive's calls plus the
 # selector's; a stop rule ends a run with its reason.
 . "$(dirname "$0")/lib.sh"
@@ -55,14 +56,25 @@ ok "plan prompts of generation 2: the notebook names a failure's reason and its 
 ok "select prompts: the uncertainty of each speedup (±)" grep -q "±" <<<"$(prompts select:)"
 ok "select prompts of generation 2: the failures so far" grep -q "compile_error 1" <<<"$(prompts select:softmax:2)"
 
-# The ledger: every call of the archive's records (origin.calls) and each
-# selector call once (by call_id), nothing else.
+# The findings: rewritten after each generation, only what cites real records.
+f=$(find "$a.findings" -name 'softmax-c-*.json' | head -n 1)
+ok "the findings file of the task, back end and this CPU is there" test -s "$f"
+expect_eq "findings: the one citing a real record kept, with only the real id; the made-up one dropped" \
+	"1|1|$(gzip -dc "$a" | jq -r 'select(.id) | .id' | grep -c "$(jq -r '.findings[0].records[0]' "$f")")" \
+	"$(jq -r '.findings | length' "$f")|$(jq -r '.findings[0].records | length' "$f")|1"
+expect_eq "findings: one update per generation, its calls kept in the file" 2 "$(jq -r '.calls | length' "$f")"
+ok "findings: the plan prompt of generation 2 shows them" \
+	grep -q "plan-three kept the seed and timed" <<<"$(prompts plan.txt: | tail -n 400)"
+
+# The ledger: every call of the archive's records (origin.calls), each
+# selector call once (by call_id) and the findings updates, nothing else.
 led=$a.ledger.ndjson
-archive_ids=$(gzip -dc "$a" | jq -r '(.origin.calls // [])[].call_id, (.origin.strategy.llm.call_id // empty)' | sort -u)
+archive_ids=$( (gzip -dc "$a" | jq -r '(.origin.calls // [])[].call_id, (.origin.strategy.llm.call_id // empty)'
+	jq -r '.calls[].call_id' "$f") | sort -u)
 ledger_ids=$(jq -r 'select(.kind == "call") | .call_id' "$led" | sort)
 expect_eq "the ledger holds exactly the calls the archive charges, each once" "$archive_ids" "$ledger_ids"
-expect_eq "the ledger's tokens are the archive's" \
-	"$(gzip -dc "$a" | jq -s '[.[] | (.origin.calls // [])[], (.origin.strategy.llm // empty)] | unique_by(.call_id) | map(.tokens_in + .tokens_out) | add')" \
+expect_eq "the ledger's tokens are the archive's and the findings'" \
+	"$( (gzip -dc "$a"; jq -c '{origin: {calls: .calls}}' "$f") | jq -s '[.[] | (.origin.calls // [])[], (.origin.strategy.llm // empty)] | unique_by(.call_id) | map(.tokens_in + .tokens_out) | add')" \
 	"$(jq -s 'map(select(.kind == "call") | .tokens_in + .tokens_out) | add' "$led")"
 
 # A stop rule: the best is far past 0.001x the seed, so a longer run stops at once.

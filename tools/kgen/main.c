@@ -101,6 +101,7 @@ int main(int argc, char **argv)
 		{"replay", required_argument, NULL, 'y'},
 		{"prompts", required_argument, NULL, 'z'},
 		{"knowledge", required_argument, NULL, 'k'},
+		{"findings", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -166,6 +167,7 @@ int main(int argc, char **argv)
 		case 'y': sc.llm.replay = optarg; break;
 		case 'z': prompts = optarg; break;
 		case 'k': knowledge = optarg; break;
+		case 'G': sc.findings = optarg; break;
 		case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
@@ -180,8 +182,8 @@ int main(int argc, char **argv)
 		return KSCI_EXIT_USAGE;
 	}
 	if (strcmp(sc.stage, "auto") != 0 && strcmp(sc.stage, "plan") != 0 && strcmp(sc.stage, "write") != 0 &&
-	    strcmp(sc.stage, "fix") != 0) {
-		warnx_("--stage: \"%s\" is not auto, plan, write or fix", sc.stage);
+	    strcmp(sc.stage, "fix") != 0 && strcmp(sc.stage, "findings") != 0) {
+		warnx_("--stage: \"%s\" is not auto, plan, write, fix or findings", sc.stage);
 		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
 	struct llm_store store;
