@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # variables of the sourcing scripts (evolve.sh, evolve-parallel.sh)
 # pipelines/evolve-passes.sh — the passes inside a generation that
 # evolve.sh and evolve-parallel.sh share (docs/loop.md): after the
 # generation's children are timed,
