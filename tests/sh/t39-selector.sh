@@ -169,10 +169,11 @@ if ! command -v bwrap >/dev/null || ! bwrap --unshare-all --unshare-user --uid 6
 	exit
 fi
 # Passes evolve.sh adds to a generation besides the model's children (mutate
-# tuning of the timed ones) are switched off where the script has them: they
+# tuning of the timed ones, the findings update) are switched off where the script has them: they
 # only cost time here, and the checks below look at the model's children.
 passes=()
 evolve.sh --help | grep -q -- '--tune N' && passes+=(--tune 0)
+evolve.sh --help | grep -q -- '--findings DIR' && passes+=(--findings none) # t39-loop checks the findings
 evolve() { # ARCHIVE PROVIDER [evolve options]: the seed and two generations of two children
 	local a=$1 p=$2
 	shift 2
