@@ -114,6 +114,23 @@ mkdir -p "$work"
 evolve_stops_start
 
 
+# spread_stages IN WORK OUT WHAT: the stages on IN's records, spread by
+# spread.sh (resumable in WORK), into OUT.  0 (1 from spread.sh, bad input,
+# sets status); 2 usage; 3 incomplete, said with WHAT.
+spread_stages() {
+	local rc
+	set +e
+	"$here/spread.sh" --work "$2" --out "$3" "${spread_opts[@]}" "${gen_time[@]}" "$1" 8>&-
+	rc=$?
+	set -e
+	case $rc in
+	0) ;;
+	1) status=1 ;;
+	2) return 2 ;;
+	*) echo "evolve-parallel.sh: $4 incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
+	esac
+}
+
 # par_round G NAME IN KGEN-OPTION...: one pass round of generation G, as
 # its main step: kgen here (where the keys are), the stages spread by
 # spread.sh; the round's new records end in $gdir/pass-NAME.new.ndjson,
@@ -136,16 +153,7 @@ par_round() {
 		[ "$rc" = 1 ] && status=1
 		mv "$p.candidates.tmp" "$p.candidates.ndjson"
 	fi
-	set +e
-	"$here/spread.sh" --work "$p.spread" --out "$p.results.ndjson" "${spread_opts[@]}" "${gen_time[@]}" \
-		"$p.candidates.ndjson" 8>&-
-	rc=$?
-	set -e
-	case $rc in
-	0) ;;
-	1) status=1 ;;
-	*) echo "evolve-parallel.sh: generation $g: $name incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
-	esac
+	spread_stages "$p.candidates.ndjson" "$p.spread" "$p.results.ndjson" "generation $g: $name" || return
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson 2>/dev/null >"$gdir/so-far.ndjson" || true
 	passes_new "$gdir/so-far.ndjson" "$p.results.ndjson" "$g" >"$p.new.tmp"
 	evolve_provider_policy "$p.new.tmp" "$g" || return 6
@@ -207,18 +215,8 @@ while :; do
 		mv "$gdir/candidates.tmp" "$gdir/candidates.ndjson"
 	fi
 	[ "$(cat "$gdir/model.rc" 2>/dev/null)" = 1 ] && status=1
-	set +e
 	evolve_time_opts --ktime-opt
-	"$here/spread.sh" --work "$gdir/spread" --out "$gdir/results.ndjson" "${spread_opts[@]}" "${gen_time[@]}" \
-		"$gdir/candidates.ndjson" 8>&-
-	rc=$?
-	set -e
-	case $rc in
-	0) ;;
-	1) status=1 ;;
-	2) exit 2 ;;
-	*) echo "evolve-parallel.sh: generation $g incomplete; archive unchanged; re-run to continue" >&2; exit 3 ;;
-	esac
+	spread_stages "$gdir/candidates.ndjson" "$gdir/spread" "$gdir/results.ndjson" "generation $g" || exit
 	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
 	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
