@@ -16,8 +16,8 @@
 set -euo pipefail
 usage() {
 	cat <<'EOF'
-usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC] [--processes N] [--batch SEC]
-                   [--source FILE] [--baseline-too] [--out DIR] [--kb] [-h]
+usage: bench/aa.sh [--task NAME] [--backend cuda|c] [--runs N] [--budget SEC] [--min-runs N] [--processes N] [--batch SEC] [--arena MB]
+                   [--warmup N] [--source FILE] [--baseline-too] [--out DIR] [--kb] [-h]
 
 A/A calibration: time a kernel against an identical copy of itself (candidate
 source = seed source) with kcompile | kverify | ktime, N times, and report per
@@ -29,8 +29,10 @@ Targets: |speedup-1| <= 1 % in every run (20 of 20); CV <= 0.3 % (over 10 runs).
   --backend B     cuda (default) or c
   --runs N        pipeline runs (default 20; 2..1000)
   --budget SEC    ktime --budget per size (default: ktime's, 1 s)
+  --min-runs N    ktime --min-runs: batches per role at least (default: ktime's)
   --processes N   ktime --processes: processes per role (default: ktime's)
   --batch SEC     ktime --batch: seconds per timed batch (default: ktime's)
+  --arena MB      ktime --arena: the arena's budget in MiB (default: ktime's)
   --source FILE   kernel used as both candidate and seed instead of the task's
                   seed (default for --backend c --task softmax:
                   bench/aa/softmax_mt.c, two OpenMP threads)
@@ -41,6 +43,10 @@ Targets: |speedup-1| <= 1 % in every run (20 of 20); CV <= 0.3 % (over 10 runs).
   --out DIR       keep the raw NDJSON there: runs.ndjson (one ktime record per
                   run), kb.ndjson, stderr.log, in.json
   --kb            also run bench/aa/kb_loop.py (python3 + torch + CUDA GPU)
+  --warmup N      N runs first that the statistics leave out (default 0); their
+                  speedups and medians are printed, marked w1, w2 ...: the first
+                  ktime on a freshly started GPU machine has timed every role
+                  6-10 % off the runs after it (docs/gpu.md)
   --pause SEC     wait SEC seconds between runs (default 0), to tell effects
                   of back-to-back runs from the method's own spread
   -h, --help      this text
@@ -52,7 +58,7 @@ EOF
 }
 die() { echo "aa: $*" >&2; exit 2; }
 
-task=softmax backend=cuda runs=20 budget="" procs="" batch="" source="" out="" kb=0 basetoo=0 pause=0
+task=softmax backend=cuda runs=20 budget="" minruns="" procs="" batch="" arena="" source="" out="" kb=0 basetoo=0 pause=0 warmup=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -60,8 +66,11 @@ while [ $# -gt 0 ]; do
 	--backend) [ $# -ge 2 ] || die "--backend needs a value"; backend=$2; shift ;;
 	--runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift ;;
 	--budget) [ $# -ge 2 ] || die "--budget needs a value"; budget=$2; shift ;;
+	--min-runs) [ $# -ge 2 ] || die "--min-runs needs a value"; minruns=$2; shift ;;
 	--processes) [ $# -ge 2 ] || die "--processes needs a value"; procs=$2; shift ;;
 	--batch) [ $# -ge 2 ] || die "--batch needs a value"; batch=$2; shift ;;
+	--arena) [ $# -ge 2 ] || die "--arena needs a value"; arena=$2; shift ;;
+	--warmup) [ $# -ge 2 ] || die "--warmup needs a value"; warmup=$2; shift ;;
 	--pause) [ $# -ge 2 ] || die "--pause needs a value"; pause=$2; shift ;;
 	--source) [ $# -ge 2 ] || die "--source needs a value"; source=$2; shift ;;
 	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift ;;
@@ -72,6 +81,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $backend in cuda | c) ;; *) die "--backend: \"$backend\" is not cuda or c" ;; esac
+[[ $warmup =~ ^[0-9]{1,2}$ ]] || die "--warmup: \"$warmup\" is not a whole number of runs (0..99)"
 [[ $pause =~ ^[0-9]{1,3}$ ]] || die "--pause: \"$pause\" is not a whole number of seconds (0..999)"
 if ! [[ $runs =~ ^[0-9]{1,4}$ ]] || [ "$runs" -lt 2 ] || [ "$runs" -gt 1000 ]; then
 	die "--runs: \"$runs\" is outside 2..1000"
@@ -118,34 +128,42 @@ export KSCI_TASKS=$tmp/tasks
 jq -cn --arg t "$task" --arg b "$backend" --rawfile s "$source" \
 	'{id: "aa", task: $t, backend: $b, generation: 0, parents: [], source: $s, status: "generated"}' >"$out/in.json"
 
-echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${procs:+ --processes $procs}${batch:+ --batch $batch}$([ "$pause" = 0 ] || echo ", $pause s between runs")"
+echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${minruns:+ --min-runs $minruns}${procs:+ --processes $procs}${batch:+ --batch $batch}${arena:+ --arena $arena}$([ "$pause" = 0 ] || echo ", $pause s between runs")$([ "$warmup" = 0 ] || echo ", $warmup warm-up runs first (left out)")"
 fail=""
-for ((i = 1; i <= runs; i++)); do
-	[ "$i" = 1 ] || [ "$pause" = 0 ] || sleep "$pause"
+: >"$out/warmup.ndjson"
+for ((i = 1 - warmup; i <= runs; i++)); do
+	[ "$i" = $((1 - warmup)) ] || [ "$pause" = 0 ] || sleep "$pause"
+	label=$i dest=$out/runs.ndjson
+	[ "$i" -ge 1 ] || label=w$((i + warmup)) dest=$out/warmup.ndjson
 	# Other work on the host shows in the timings (most of all on c): the
 	# 1-minute load average when the run starts goes in the table.
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
+	t0=$(date +%s.%N)
 	if ! "$BIN/kcompile" <"$out/in.json" 2>>"$out/stderr.log" | "$BIN/kverify" 2>>"$out/stderr.log" |
-		"$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
-		fail="run $i: a tool failed: $(tail -n 1 "$out/stderr.log")"
+		"$BIN/ktime" ${budget:+--budget "$budget"} ${minruns:+--min-runs "$minruns"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} ${arena:+--arena "$arena"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
+		fail="run $label: a tool failed: $(tail -n 1 "$out/stderr.log")"
 		break
 	fi
-	cat "$tmp/run.json" >>"$out/runs.ndjson"
+	# The run's wall seconds (kcompile from the cache after run 1, kverify,
+	# ktime: what a cached candidate costs) go in the record as aa_wall_s.
+	jq -c --argjson w "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')" '. + {aa_wall_s: $w}' "$tmp/run.json" >>"$dest"
 	st=$(jq -r .status "$tmp/run.json")
 	if [ "$st" != timed ]; then
-		fail="run $i: status $st: $(jq -r '[.time, .verify, .compile, .error | objects | .message // empty][0] // "" | .[:200]' "$tmp/run.json")"
+		fail="run $label: status $st: $(jq -r '[.time, .verify, .compile, .error | objects | .message // empty][0] // "" | .[:200]' "$tmp/run.json")"
 		break
 	fi
 	if [ "$(jq '.time.sizes | length' "$tmp/run.json")" = 0 ]; then
-		fail="run $i: ktime timed no benchmark size"
+		fail="run $label: ktime timed no benchmark size"
 		break
 	fi
-	if [ "$i" = 1 ]; then
+	if [ "$i" = $((1 - warmup)) ]; then
 		jq -r '["run"] + [.time.sizes[].size | [.[] | tostring] | join("x")] + ["geomean", "load"] | @tsv' "$tmp/run.json" |
 			awk -F'\t' '{ printf "%-4s", $1; for (k = 2; k <= NF; k++) printf " %12s", $k; print "" }'
 	fi
-	jq -r --arg i "$i" --arg l "$load" '[$i, .time.sizes[].speedup_vs_seed, .time.speedup_vs_seed, $l] | @tsv' "$tmp/run.json" |
+	jq -r --arg i "$label" --arg l "$load" '[$i, .time.sizes[].speedup_vs_seed, .time.speedup_vs_seed, $l] | @tsv' "$tmp/run.json" |
 		awk -F'\t' '{ printf "%-4s", $1; for (k = 2; k < NF; k++) printf " %12.4f", $k; printf " %12s\n", $NF }'
+	[ "$i" -ge 1 ] || jq -r --arg i "$label" '"\($i)   left out; median us, candidate / seed:" + ([.time.sizes[] |
+		" \(.candidate.median_us * 100 | round / 100) / \(.seed.median_us * 100 | round / 100)"] | join(","))' "$tmp/run.json"
 done
 if [ -n "$fail" ]; then
 	echo "aa: FAIL ($fail)"

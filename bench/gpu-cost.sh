@@ -5,14 +5,15 @@
 # named.  Prints one line per run: task, cold/cached, per-stage and total
 # seconds, and whether every timed size met the SEM rule.
 set -euo pipefail
-usage() { echo "usage: bench/gpu-cost.sh [--budget SEC] [--processes N] [--batch SEC] [TASK ...]   (default: matmul softmax; env KSCIBIN)"; }
-budget="" procs="" batch=""
+usage() { echo "usage: bench/gpu-cost.sh [--budget SEC] [--processes N] [--batch SEC] [--arena MB] [TASK ...]   (default: matmul softmax; env KSCIBIN)"; }
+budget="" procs="" batch="" arena=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--budget) budget=$2; shift ;;
 	--processes) procs=$2; shift ;;
 	--batch) batch=$2; shift ;;
+	--arena) arena=$2; shift ;;
 	*) break ;;
 	esac
 	shift
@@ -37,7 +38,7 @@ for task in "$@"; do
 		jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" --arg n "$nonce" \
 			'{id: "cost", task: $t, backend: "cuda", generation: 0, parents: [], source: ($s + $n), status: "generated"}' >"$tmp/in.json"
 		t0=$(date +%s.%N)
-		"$BIN/kcompile" <"$tmp/in.json" | "$BIN/kverify" | "$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} >"$tmp/out.json"
+		"$BIN/kcompile" <"$tmp/in.json" | "$BIN/kverify" | "$BIN/ktime" ${budget:+--budget "$budget"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} ${arena:+--arena "$arena"} >"$tmp/out.json"
 		t1=$(date +%s.%N)
 		python3 -c 'import json,sys
 r = json.load(open(sys.argv[1])); t = r.get("time", {})

@@ -55,6 +55,9 @@ struct dev_ops {
 
 	/* The device's state now (may be NULL; -1 when it cannot be read). */
 	int (*state)(struct dev_state *s);
+	/* Bytes of device memory free now and in all (may be NULL: the judge
+	 * then sizes its arena by a fixed budget). */
+	int (*mem_info)(size_t *free_b, size_t *total_b, char *e);
 
 	/* --- the judge's side of the shared arena and the batch loop --- */
 	/* n bytes a child can map: host, the memfd `fd` grown to n and mapped;

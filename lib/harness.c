@@ -1007,6 +1007,27 @@ static void anchor_store(const char *key, const json_t *res, uint32_t n, int rol
 	}
 }
 
+
+/* The arena's budget when the job names none: on a GPU, half of what is
+ * free on the device (counting the arena this judge already holds), at
+ * most 32 GiB — every call of a batch has arrays of its own, and a batch
+ * of calls with large arrays (softmax 4096x4096: 128 MiB a call) held
+ * only 64 calls at a fixed 8 GiB, a 5 ms batch instead of the 20 ms asked
+ * for, and runs of the same kernel then differed by 0.4-0.5 % (CV of the
+ * median) against 0.2-0.3 % with the batch at its length (docs/gpu.md,
+ * "the arena's size"); 8 GiB where the device cannot tell; 256 MiB for
+ * host memory. */
+static double arena_default_mb(const struct job *J)
+{
+	if (!J->d->probe)
+		return 256;
+	size_t fr = 0, tot = 0;
+	char e[ERRBUF];
+	if (!J->d->mem_info || J->d->mem_info(&fr, &tot, e) < 0)
+		return 8192;
+	double mb = ((double)fr + (double)J->arena_bytes) / 2 / 1048576.0;
+	return mb > 32768 ? 32768 : mb < 1024 ? 1024 : mb;
+}
 /* Time the roles at one size.  NULL with *fail_res (the candidate is wrong
  * or a child failed) or e.  an: W holds the candidate and (where there is
  * one) the seed; the baseline comes from that anchor. */
@@ -1016,15 +1037,22 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	const json_t *o = J->j;
 	const struct task *t = J->t;
 	int gpu = J->d->probe != NULL;
-	double budget = jnum(o, "budget_s", 2.0), target = jnum(o, "target_rel_sem", 0.001);
+	/* The back end's defaults (ktime --budget, --min-runs): on a GPU 0.5 s
+	 * and 6 batches of about 20 ms (one cycle of the six orders) held the
+	 * A/A of softmax and matmul as well as 1 s and 10 did, at 1.4 s less
+	 * per candidate (docs/gpu.md, "the arena's size"). */
+	double budget = jnum(o, "budget_s", gpu ? 0.5 : 1.0), target = jnum(o, "target_rel_sem", 0.001);
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
 	double stop_below = jnum(o, "stop_below", 0); /* early rejection: speedup vs the seed */
 	int seed_w = -1;
 	for (int k = 0; k < nw; k++)
 		if (W[k].kid == K_SEED)
 			seed_w = k;
-	size_t min_runs = (size_t)jnum(o, "min_runs", 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
-	double arena_mb = jnum(o, "arena_mb", gpu ? 8192 : 256);
+	size_t min_runs = (size_t)jnum(o, "min_runs", gpu ? 6 : 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
+	min_runs = min_runs > max_runs ? max_runs : min_runs;
+	double arena_mb = jnum(o, "arena_mb", 0);
+	if (arena_mb <= 0)
+		arena_mb = arena_default_mb(J);
 	struct arrays A;
 	if (prepare_fill(J, size, seed, 0, 1, 0, &A, e) < 0)
 		return NULL;
@@ -1266,7 +1294,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			goto out;
 		}
 	}
-	res = json_pack("{s:O, s:i, s:f}", "size", size, "batch_calls", (int)n, "overhead_us", ovh * 1e6);
+	res = json_pack("{s:O, s:i, s:f, s:f}", "size", size, "batch_calls", (int)n, "overhead_us", ovh * 1e6, "arena_mb",
+			floor(arena_mb));
 	if (gpu)
 		json_object_set_new(res, "probe_us", json_pack("{s:f, s:f}", "idle", idle_probe * 1e6, "max", maxprobe * 1e6));
 	struct stats st[3];

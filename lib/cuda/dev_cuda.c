@@ -427,6 +427,12 @@ static int c_probe(double *s, char *e)
 	return 0;
 }
 
+static int c_mem_info(size_t *free_b, size_t *total_b, char *e)
+{
+	CK(cudaMemGetInfo(free_b, total_b), "cudaMemGetInfo");
+	return 0;
+}
+
 static int c_init_child(char *e)
 {
 	const char *want = getenv("KSCI_CUDA_DEVICE");
@@ -488,6 +494,7 @@ const struct dev_ops dev_cuda = {
 	.env = c_env,
 	.peak = c_peak,
 	.state = c_state,
+	.mem_info = c_mem_info,
 	.share = c_share,
 	.unshare = c_unshare,
 	.copy = c_copy,

@@ -14,15 +14,15 @@
 int main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 1.0,
-			     .target_rel_sem = 0.001, .min_runs = 10, .max_runs = 10000, .anchor_every = 0};
+	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 0,
+			     .target_rel_sem = 0.001, .min_runs = 0, .max_runs = 10000, .anchor_every = 0};
 	static const struct option lo[] = {
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
 		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
 		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
-		{"anchor-every", required_argument, 0, 'A'},
+		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
+			case 'R': rc = opt_double("--arena", optarg, 0, 65536, &o.arena_mb, e); break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 			}
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 		}
 	}
 	o.stop_below = slower * best;
-	if (o.min_runs > o.max_runs)
+	if (o.min_runs > 0 && o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	o.copt.warn = tool_warn_cb; /* a compile-cache entry that fails its check */
 	if (eval_init(&o, e) < 0)
