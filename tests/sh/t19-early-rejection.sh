@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
 # t19-early-rejection: ktime --stop-slower stops timing a candidate that is
 # far slower than the best so far (status slow, time.slow), and the pipelines
-# pass it by default with the archive's best.  The bar is a factor (0.5 of
-# the best), and the candidates here are 8x slower or 50x short of it, so no
-# timing noise decides a check.
+# pass it by default with the archive's best.  The bar is a factor of the
+# best, and every candidate here is at least 5.6x to the right side of it: two
+# identical c kernels have measured up to 2x apart on a 2-core machine under
+# a load of 6-8 (docs/testing.md), which an 8x-slower candidate against a bar
+# of 0.5 (2x from the seed's copy) did not survive.
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
 seed=$ROOT/data/tasks/rowsum/seed.c
 rec() { jq -cn --arg id "$1" --rawfile s "$2" '{id: $id, task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}'; }
-# The seed's solve, done eight times over: right, and 8x slower.
+# The seed's solve, done 32 times over: right, and 32x slower.  The bar is
+# 0.18 (sqrt(1/32)): the slow one 5.8x below it, the seed's copy 5.6x above.
 { sed 's/^void solve(/static void once(/' "$seed"
-  printf 'void solve(const float* x, float* y, int rows, int cols)\n{\n\tfor (volatile int k = 0; k < 8; k++)\n\t\tonce(x, y, rows, cols);\n}\n'; } >slow.c
+  printf 'void solve(const float* x, float* y, int rows, int cols)\n{\n\tfor (volatile int k = 0; k < 32; k++)\n\t\tonce(x, y, rows, cols);\n}\n'; } >slow.c
 { rec slow slow.c; rec same "$seed"; } | kcompile | kverify >v.nd
 expect_eq "both verify" "verified verified" "$(jq -r .status v.nd | xargs)"
 
-ktime --budget 0.3 --stop-slower 0.5 <v.nd >t.nd 2>t.err
-expect_eq "--stop-slower 0.5: the 8x slower one is slow, the seed's copy timed" "slow timed" "$(jq -r .status t.nd | xargs)"
-ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.5 and .bound == 0.5 and
+ktime --budget 0.3 --stop-slower 0.18 <v.nd >t.nd 2>t.err
+expect_eq "--stop-slower 0.18: the 32x slower one is slow, the seed's copy timed" "slow timed" "$(jq -r .status t.nd | xargs)"
+ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.18 and .bound == 0.18 and
 	.candidate_median_us > .seed_median_us and .batches >= 10 and (.size | type) == "object"' t.nd
-ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.500x; timing stopped")' t.nd
+ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.180x; timing stopped")' t.nd
 ok "slow: its remaining sizes were not timed (no sizes, no speedup)" jq -se '.[0].time | has("sizes") | not' t.nd
-ktime --budget 0.3 --stop-slower 0.5 --best 4 <v.nd >t4.nd 2>/dev/null
-expect_eq "--best 4: both below 0.5 x 4 = 2x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
+ktime --budget 0.3 --stop-slower 0.18 --best 32 <v.nd >t4.nd 2>/dev/null
+expect_eq "--best 32: both below 0.18 x 32 = 5.76x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
 ktime --budget 0.3 <v.nd >t0.nd 2>/dev/null
 expect_eq "without --stop-slower: both timed in full" "timed timed" "$(jq -r .status t0.nd | xargs)"
-ok "without --stop-slower: the slow one measures below 0.5x the seed" jq -se '.[0].time.speedup_vs_seed < 0.5' t0.nd
+ok "without --stop-slower: the slow one measures below 0.18x the seed" jq -se '.[0].time.speedup_vs_seed < 0.18' t0.nd
 ktime --budget 0.3 --force <t.nd >tf.nd 2>/dev/null
 expect_eq "--force re-times a slow record" "timed timed" "$(jq -r .status tf.nd | xargs)"
 
