@@ -12,8 +12,9 @@ trap 'rm -f "$log"' EXIT
 run() { # label command...
 	local label=$1
 	shift
+	local t0=$SECONDS
 	"$@" >"$log" 2>&1
-	local rc=$?
+	local rc=$? secs=$((SECONDS - t0))
 	local p f
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
@@ -24,10 +25,10 @@ run() { # label command...
 	pass=$((pass + p))
 	fail=$((fail + f))
 	if [ "$f" != 0 ]; then
-		echo "FAIL $label ($p passed, $f failed)"
+		echo "FAIL $label ($p passed, $f failed, ${secs} s)"
 		grep -v '^ok ' "$log" | sed 's/^/    /' | head -n 60
 	else
-		echo "ok   $label ($p passed)"
+		echo "ok   $label ($p passed, ${secs} s)"
 	fi
 }
 
