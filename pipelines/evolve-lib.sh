@@ -15,7 +15,7 @@
 # or returns 1 when OPT is not one of them.
 task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1
 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0 max_pf=3 stop_slower=0.5
-max_usd="" max_tokens="" max_minutes="" target="" plateau="" prices="" ledger="" run_start=0
+max_usd="" max_tokens="" max_minutes="" target="" plateau="" prices="" ledger="" run_start=0 compose=on
 prog=${0##*/}
 sel_opts=() gen_opts=()
 evolve_option() {
@@ -24,7 +24,8 @@ evolve_option() {
 	-q | --quiet) quiet=1; evolve_shift=1; return 0 ;;
 	--task | --backend | --generations | --population | --archive | --strategy | --seed | \
 		--provider | --generator | --model | --budget | --kselect-opt | --kgen-opt | --max-provider-failures | \
-		--stop-slower | --max-usd | --max-tokens | --max-minutes | --target-speedup | --plateau | --prices | --ledger)
+		--stop-slower | --max-usd | --max-tokens | --max-minutes | --target-speedup | --plateau | --prices | --ledger | \
+		--compose)
 		[ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;
 	*) return 1 ;;
 	esac
@@ -50,6 +51,8 @@ evolve_option() {
 	--plateau) plateau=$2 ;;
 	--prices) prices=$2 ;;
 	--ledger) ledger=$2 ;;
+	--compose)
+		case $2 in on | off) compose=$2 ;; *) echo "${0##*/}: --compose: \"$2\" is not on or off" >&2; exit 2 ;; esac ;;
 	esac
 }
 

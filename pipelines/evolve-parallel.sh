@@ -33,9 +33,10 @@ usage: evolve-parallel.sh [options]
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
   --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet,
   --max-usd X, --max-tokens N, --max-minutes M, --target-speedup S, --plateau G,
-  --prices FILE, --ledger FILE, --max-fix N, --tune N, --findings DIR
-                       (see evolve.sh --help; the fix rounds and the tune pass run as the
-                       generation's main step does: kgen here, the stages spread)
+  --prices FILE, --ledger FILE, --max-fix N, --tune N, --findings DIR, --compose on|off
+                       (see evolve.sh --help; the fix rounds, the tune pass and the
+                       composition run as the generation's main step does: kgen here,
+                       the stages spread)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
   --chunk N            candidates per job (default: 1)
@@ -177,6 +178,29 @@ passes() {
 	par_round "$g" tune "$gdir/tune.in.ndjson" --provider mutate --children "$tune" --seed "$((seed + g))"
 }
 
+# compose_pass G: after generation G is appended, the composition of the
+# archive's per-size winners (pipelines/evolve-passes.sh): kgen here, the
+# stages spread, appended to G.  Lost if the run stops before it ends (the
+# next generation's composes everything).  0; 3 a step failed (said).
+compose_pass() {
+	local g=$1 p=$gdir/compose rc
+	passes_compose_request "$g" >"$p.in.ndjson"
+	[ -s "$p.in.ndjson" ] || return 0
+	set +e
+	kgen --generator compose --archive "$archive" <"$p.in.ndjson" >"$p.candidates.ndjson" 8>&-
+	rc=$?
+	set -e
+	if [ "$rc" -ge 2 ]; then
+		echo "evolve-parallel.sh: generation $g: the compose pass failed (kgen exit $rc); the generation is appended, its composition is not" >&2
+		return 3
+	fi
+	passes_compose_keep "$p.candidates.ndjson" "$p.todo.ndjson" "$g"
+	[ -s "$p.todo.ndjson" ] || return 0
+	spread_stages "$p.todo.ndjson" "$p.spread" "$p.results.ndjson" "generation $g: the composition" || return
+	passes_compose_keep "$p.results.ndjson" "$p.keep.ndjson" "$g"
+	"$here/archive-append.sh" "$archive" "$p.keep.ndjson" 8>&- || return 3
+}
+
 status=0
 while :; do
 	evolve_read_state || exit
@@ -220,6 +244,7 @@ while :; do
 	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
 	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
+	compose_pass "$g" || exit
 	tmp_findings=$gdir/findings.out
 	passes_findings "$g"
 	[ "$keep" = 1 ] || rm -rf "$gdir"

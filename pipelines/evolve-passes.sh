@@ -10,8 +10,12 @@
 #   tune  "model, then tune": every model child that was verified and timed
 #         and whose source keeps `// ktune:` knobs gets a short mutate sweep
 #         (--tune N children each);
-# and, once the generation is appended, the findings: the model rewrites
-# the findings file of the task, back end and device from the notebook.
+# and, once the generation is appended,
+#   compose  (cuda, hip; --compose on) kgen --generator compose makes one
+#         candidate of the archive's per-size winners, when they differ,
+#         which goes through the stages and is appended to the generation;
+#   findings  the model rewrites the findings file of the task, back end
+#         and device from the notebook.
 # Each pass is: make the input (the functions here), run kgen and the
 # stages on it (the caller's runner: one pipe in evolve.sh, spread.sh in
 # evolve-parallel.sh), keep only the records that are new, as generation G.
@@ -60,4 +64,20 @@ passes_findings() {
 	set -e
 	[ "$rc" -lt 2 ] || echo "$prog: generation $g: the findings were not updated (kgen exit $rc: $(tail -n 1 "$tmp_findings"))" >&2
 	return 0
+}
+
+# passes_compose_request G: the compose pass's one request (cuda and hip
+# with --compose on; nothing otherwise).
+passes_compose_request() {
+	[ "$compose" = on ] && [ "$backend" != c ] || return 0
+	jq -cn --arg t "$task" --arg b "$backend" --argjson g "$1" \
+		'{status: "selected", task: $t, backend: $b, generation: $g, parents: [], strategy: {name: "compose"}}'
+}
+
+# passes_compose_keep IN OUT G: what the compose pass appends — the
+# composition whatever became of it, as generation G; a "nothing to
+# compose" (the winners are one kernel, or their composition is already
+# in the archive) is no record worth keeping.
+passes_compose_keep() {
+	jq -c --argjson g "$3" 'select(.gen.status != "nothing_to_compose") | .generation = $g' "$1" >"$2"
 }

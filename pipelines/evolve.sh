@@ -47,6 +47,9 @@ usage: evolve.sh [options]
                        findings of the task, back end and device (kgen --stage findings,
                        each finding citing archive records) in DIR, and the plan prompt
                        shows them (default: ARCHIVE.findings; none: off)
+  --compose on|off     cuda and hip: after each generation, one candidate made of the
+                       archive's per-size winners (kgen --generator compose) when they
+                       differ, verified, timed and appended to the generation (default: on)
   --stop-slower F      stop timing a child whose speedup over the seed falls below F
                        times the best so far: status slow (ktime --stop-slower;
                        default: 0.5; 0: time every child in full)
@@ -181,6 +184,38 @@ tune_pass() {
 		--seed "$((seed + g))"
 }
 
+# compose_pass G: after generation G is appended, the composition of the
+# archive's per-size winners through the stages, appended to G as a member
+# of its own.  0; 3 a stage failed or the append did (said); 4 the archive
+# is damaged.
+compose_pass() {
+	local g=$1 res=$tmp/compose-out.ndjson rc worst=0 arc
+	passes_compose_request "$g" >"$tmp/compose-in.ndjson"
+	[ -s "$tmp/compose-in.ndjson" ] || return 0
+	set +e
+	kgen --generator compose --archive "$archive" <"$tmp/compose-in.ndjson" 8>&- |
+		kcompile "${comp_opts[@]}" 8>&- |
+		kverify "${ver_opts[@]}" 8>&- |
+		ktime "${time_opts[@]}" "${gen_time[@]}" >"$res" 8>&-
+	local rcs=("${PIPESTATUS[@]}")
+	set -e
+	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	if [ "$worst" -ge 2 ]; then
+		echo "evolve.sh: generation $g: the compose pass failed (exit statuses: ${rcs[*]}); the generation is appended, its composition is not" >&2
+		return 3
+	fi
+	passes_compose_keep "$res" "$tmp/compose-keep.ndjson" "$g"
+	[ -s "$tmp/compose-keep.ndjson" ] || return 0
+	set +e
+	karchive append "$archive" <"$tmp/compose-keep.ndjson" 8>&-
+	arc=$?
+	set -e
+	[ "$arc" = 0 ] && return 0
+	echo "evolve.sh: generation $g: cannot append the composition to $archive (karchive append exit $arc)" >&2
+	[ "$arc" = 4 ] && return 4
+	return 3
+}
+
 status=0
 while :; do
 	evolve_read_state || exit
@@ -229,6 +264,7 @@ while :; do
 		[ "$arc" = 4 ] && exit 4
 		exit 3
 	fi
+	compose_pass "$g" || exit
 	passes_findings "$g"
 	if [ "$quiet" = 0 ]; then summary "$g" || exit; fi
 done

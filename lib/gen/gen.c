@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "archive.h"
+#include "gen_compose.h"
 #include "gen_llm.h"
 #include "gen_mutate.h"
 #include "gen_seed.h"
@@ -198,7 +199,7 @@ static int plain_name(const char *s)
 
 /* The fields a request must have; NULL when usable, else what is wrong.
  * The message quotes no field that could hold a newline. */
-static const char *request_problem(const json_t *req, char *buf, size_t n)
+static const char *request_problem(const json_t *req, int compose, char *buf, size_t n)
 {
 	static const char *const strs[] = {"task", "backend", NULL};
 	const char *m = rec_missing_str(req, strs);
@@ -214,6 +215,8 @@ static const char *request_problem(const json_t *req, char *buf, size_t n)
 		return "missing field \"generation\"";
 	if (!json_is_array(json_object_get(req, "parents")))
 		return "missing field \"parents\"";
+	if (compose) /* the archive's winners are its bases */
+		return NULL;
 	json_t *base = json_object_get(req, "base");
 	if (!base)
 		return "missing field \"base\"";
@@ -234,10 +237,13 @@ int gen_request(struct gen *g, json_t *req, long line)
 	if (g->stages && strcmp(g->stages->stage, "findings") == 0)
 		return gen_llm_findings(g, req) < 0 ? -1 : 0;
 	char buf[256];
-	const char *bad = request_problem(req, buf, sizeof buf);
+	int compose = strcmp(g->generator, "compose") == 0;
+	const char *bad = request_problem(req, compose, buf, sizeof buf);
 	int rc;
 	if (bad)
 		rc = gen_emit_invalid(g, req, line, bad);
+	else if (compose)
+		rc = gen_compose_request(g, req, line);
 	else if (json_is_null(json_object_get(req, "base")))
 		rc = gen_seed_request(g, req, line);
 	else if (strcmp(g->generator, "mutate") == 0)

@@ -8,6 +8,8 @@
  *                      failed candidates to the fix stage
  *   gen_seed.c/.h      the seed request (base: null): the task's seed kernel
  *   gen_mutate.c/.h    the mutate generator: one- and two-knob moves
+ *   gen_compose.c/.h   the compose generator: the archive's per-size winners
+ *                      in one candidate that dispatches on the size
  *   gen_llm.c/.h       the model generators: plan, write, fix (lib/llm.h)
  *   gen_child.c/.h     the base the generators share: struct gen, the child
  *                      skeleton, gen_error/invalid records, emitting

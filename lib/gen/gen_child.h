@@ -33,7 +33,8 @@ typedef void (*gen_warn_fn)(void *ctx, const char *msg);
 
 struct gen {
 	/* options (borrowed) */
-	const char *generator; /* "mutate" or a provider name */
+	const char *generator; /* "mutate", "compose" or a provider name */
+	const char *archive;   /* --archive (compose reads it again per request); may be NULL */
 	const char *tasks;     /* tasks root; NULL or "": task_root() */
 	const char *tool;      /* name for error.tool, "kgen" */
 	uint64_t seed;

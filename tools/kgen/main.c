@@ -176,7 +176,8 @@ int main(int argc, char **argv)
 			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
-	if (strcmp(g.generator, "mutate") != 0 && !llm_provider_known(g.generator)) {
+	int offline = strcmp(g.generator, "mutate") == 0 || strcmp(g.generator, "compose") == 0;
+	if (!offline && !llm_provider_known(g.generator)) {
 		warnx_("unknown provider \"%s\"", g.generator);
 		usage(stderr);
 		return KSCI_EXIT_USAGE;
@@ -186,8 +187,12 @@ int main(int argc, char **argv)
 		warnx_("--stage: \"%s\" is not auto, plan, write, fix or findings", sc.stage);
 		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
+	if (strcmp(g.generator, "compose") == 0 && !archive) {
+		warnx_("--generator compose reads the archive's winners: it needs --archive FILE");
+		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+	}
 	struct llm_store store;
-	if (strcmp(g.generator, "mutate") != 0) {
+	if (!offline) {
 		sc.llm.provider = g.generator;
 		if (g.have_seed) {
 			sc.llm.seed = (long long)g.seed;
@@ -221,6 +226,7 @@ int main(int argc, char **argv)
 		t.lost = lost_cb;
 	}
 	g.tasks = tasks; /* gen_init: else task_root() */
+	g.archive = archive;
 	g.emit = emit_cb;
 	g.warn = warn_cb;
 	g.ctx = &t;
