@@ -90,6 +90,11 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	evolve.sh --task softmax --backend cuda --generations 3 --population 1 --archive "$a" -q 2>/dev/null
 	expect_eq "the next generation: the same winners, nothing new to compose" 1 \
 		"$(zcat "$a" | jq -c 'select(.origin.generator == "compose")' | wc -l)"
+	p=$T/par.ndjson.gz
+	zcat "$a" | jq -c 'select(.generation <= 1)' | karchive append "$p"
+	evolve-parallel.sh --task softmax --backend cuda --generations 2 --population 1 --archive "$p" -q 2>par.err
+	expect_eq "evolve-parallel.sh: exit 0, the same composition appended to generation 2" "0 1 2" \
+		"$? $(zcat "$p" | jq -c 'select(.origin.generator == "compose")' | wc -l) $(zcat "$p" | jq -r 'select(.origin.generator == "compose") | .generation')"
 	b=$T/off.ndjson.gz
 	zcat "$a" | jq -c 'select(.generation <= 1)' | karchive append "$b"
 	evolve.sh --task softmax --backend cuda --generations 2 --population 1 --archive "$b" -q --compose off 2>/dev/null
