@@ -453,6 +453,10 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "batch_s", json_real(o->batch_s));
 	if (o->arena_mb > 0)
 		json_object_set_new(job, "arena_mb", json_real(o->arena_mb));
+	if (o->peak_gbps > 0)
+		json_object_set_new(job, "peak_gbps", json_real(o->peak_gbps));
+	if (o->peak_gflops > 0)
+		json_object_set_new(job, "peak_gflops", json_real(o->peak_gflops));
 	if (o->stop_below > 0)
 		json_object_set_new(job, "stop_below", json_real(o->stop_below));
 	if (jd && o->anchor_every > 0)

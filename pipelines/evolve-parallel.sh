@@ -178,6 +178,26 @@ passes() {
 	par_round "$g" tune "$gdir/tune.in.ndjson" --provider mutate --children "$tune" --seed "$((seed + g))"
 }
 
+# recheck G: the generation's children held back as implausible, verified
+# (8 seeds) and timed again, spread like the stages, merged into
+# $gdir/all.ndjson (pipelines/evolve-passes.sh).  0; 3 incomplete (said).
+recheck() {
+	local g=$1 p=$gdir/recheck rc
+	passes_recheck_input "$gdir/all.ndjson" "$p.in.ndjson"
+	[ -s "$p.in.ndjson" ] || return 0
+	set +e
+	"$here/spread.sh" --work "$p.spread" --out "$p.out.ndjson" "${spread_opts[@]}" "${gen_time[@]}" \
+		--stages verify,time --force --kverify-opt --seeds --kverify-opt 8 "$p.in.ndjson" 8>&-
+	rc=$?
+	set -e
+	case $rc in
+	0 | 1) ;;
+	*) echo "evolve-parallel.sh: generation $g: checking again the results above the device's peak incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
+	esac
+	passes_recheck_merge "$gdir/all.ndjson" "$p.out.ndjson" >"$p.merged.ndjson"
+	mv "$p.merged.ndjson" "$gdir/all.ndjson"
+}
+
 # compose_pass G: after generation G is appended, the composition of the
 # archive's per-size winners (pipelines/evolve-passes.sh): kgen here, the
 # stages spread, appended to G.  Lost if the run stops before it ends (the
@@ -243,6 +263,7 @@ while :; do
 	spread_stages "$gdir/candidates.ndjson" "$gdir/spread" "$gdir/results.ndjson" "generation $g" || exit
 	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
+	recheck "$g" || exit
 	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
 	compose_pass "$g" || exit
 	tmp_findings=$gdir/findings.out

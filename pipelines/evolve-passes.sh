@@ -10,6 +10,10 @@
 #   tune  "model, then tune": every model child that was verified and timed
 #         and whose source keeps `// ktune:` knobs gets a short mutate sweep
 #         (--tune N children each);
+#   recheck  a timed child faster than the device's peak allows
+#         (time.implausible) is verified again with more seeds and timed
+#         again before the generation is appended; one still above the
+#         peak keeps the flag with rechecked: true (held back);
 # and, once the generation is appended,
 #   compose  (cuda, hip; --compose on) kgen --generator compose makes one
 #         candidate of the archive's per-size winners, when they differ,
@@ -80,4 +84,21 @@ passes_compose_request() {
 # in the archive) is no record worth keeping.
 passes_compose_keep() {
 	jq -c --argjson g "$3" 'select(.gen.status != "nothing_to_compose") | .generation = $g' "$1" >"$2"
+}
+
+# passes_recheck_input IN OUT: the records of IN held back as implausible
+# (timed above the device's peak) and not yet checked again.
+passes_recheck_input() {
+	jq -c 'select(.status == "timed" and (.time.implausible | type == "object") and
+		(.time.implausible.rechecked // false | not))' "$1" >"$2"
+}
+
+# passes_recheck_merge OUT RES: OUT with each record that RES holds again
+# replaced by RES's (verified and timed again); one still implausible is
+# marked rechecked.
+passes_recheck_merge() {
+	jq -c --slurpfile new "$2" '
+		($new | map(select(.id) | {key: .id, value: (if (.time.implausible | type) == "object"
+			then .time.implausible.rechecked = true else . end)}) | from_entries) as $m
+		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
 }

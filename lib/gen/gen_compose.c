@@ -9,7 +9,7 @@
  * ordinary candidate: kcompile, kverify at every test size, ktime.
  *
  * The winners: among the archive's `timed` records of the task and back
- * end (compositions left out), the default is the one with the best
+ * end (compositions and implausible results left out), the default is the one with the best
  * time.speedup_vs_seed; a benchmark size gets another record when that
  * record's speedup over the seed at the size — a ratio measured within one
  * judge, so records timed in different runs compare — beats the default's
@@ -245,7 +245,8 @@ static int pick_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 	}
 	const char *src = rec_str(rec, "source"), *id = rec_str(rec, "id");
 	double all = rec_num(json_object_get(rec, "time"), "speedup_vs_seed");
-	if (src && id && strncmp(src, COMPOSE_MARK, strlen(COMPOSE_MARK)) != 0 && isfinite(all)) {
+	if (src && id && strncmp(src, COMPOSE_MARK, strlen(COMPOSE_MARK)) != 0 && isfinite(all) &&
+	    !rec_path(rec, "time.implausible")) { /* held back: above the device's peak */
 		if (!p->best || all > p->best_sp) {
 			keep(&p->best, rec);
 			p->best_sp = all;

@@ -173,6 +173,8 @@ static void task_section(FILE *out, const struct rp_task *t, size_t idx, const c
 	esc(out, t->name);
 	fputs("</h2>\n", out);
 	const struct rp_cand *c = t->best;
+	if (t->held)
+		fprintf(out, "<p>held back: %ld timed above the device's peak (time.implausible), not ranked</p>\n", t->held);
 	if (!c) {
 		fputs("<p>winner: none (no candidate was timed)</p>\n", out);
 	} else {

@@ -235,7 +235,13 @@ struct rp_cand *rp_cand_priced(const json_t *rec, struct rp_peak ov, const struc
 		return NULL;
 	c->id = dup_or_null(rec_str(rec, "id"));
 	c->task = dup_or_null(rec_str(rec, "task"));
-	c->status = dup_or_null(rec_str(rec, "status"));
+	/* A timed result above the device's peak (time.implausible) is held
+	 * back everywhere: the report counts it as "implausible", not timed,
+	 * so it never tops a table (docs/reports.md). */
+	const char *st = rec_str(rec, "status");
+	if (st && strcmp(st, ST_TIMED) == 0 && rec_path(rec, "time.implausible"))
+		st = "implausible";
+	c->status = dup_or_null(st);
 	json_t *g = json_object_get(rec, "generation");
 	c->gen = json_is_integer(g) && json_integer_value(g) >= 0 ? (long)json_integer_value(g) : -1;
 	json_t *ps = json_object_get(rec, "parents");

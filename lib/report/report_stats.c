@@ -168,6 +168,7 @@ static int one_task(struct rp_task *t, const struct rp_data *d, size_t lo, size_
 		struct rp_genrow *g = &t->gens[t->ngens - 1];
 		g->total++;
 		g->st[st_index(c->status)]++;
+		t->held += c->status && strcmp(c->status, "implausible") == 0;
 		add_cost(&t->cost, c, prices);
 		if (!eligible(c))
 			continue;

@@ -61,6 +61,7 @@ struct rp_task {
 	struct rp_genrow *gens;
 	size_t ngens;
 	long candidates;
+	long held;                    /* timed but held back: time.implausible (status "implausible") */
 	long improvements;
 	struct rp_cost cost;
 };

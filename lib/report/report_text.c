@@ -111,10 +111,14 @@ static void task_section(FILE *out, const struct rp_task *t)
 	const struct rp_cand *c = t->best;
 	if (!c) {
 		fprintf(out, "winner: none (no candidate was timed)\n");
+		if (t->held)
+			fprintf(out, "held back: %ld timed above the device's peak (time.implausible), not ranked\n", t->held);
 	} else {
 		fprintf(out, "winner: %s, generation %s: %s vs baseline, %s vs seed, %s of peak\n", c->id ? c->id : "(no id)",
 			rp_fmt_gen(b1, c->gen), rp_fmt_x(b2, c->sp_base), rp_fmt_x(b3, c->sp_seed),
 			rp_fmt_pct(b4, c->pct_peak));
+		if (t->held)
+			fprintf(out, "held back: %ld timed above the device's peak (time.implausible), not ranked\n", t->held);
 		fprintf(out, "lineage, root first (effect = speedup / parent's speedup):\n");
 		fprintf(out, "  %-3s  %-16s  %-10s  %-7s  %-6s  %s\n", "gen", "id", "generator", "speedup", "effect",
 			"change");

@@ -151,8 +151,9 @@ int sel_run(struct sel_pop *p, sel_fetch_fn fetch, sel_emit_fn emit, void *ctx, 
 	p->fetch_ctx = ctx;
 	for (;;) {
 		if (p->nelig == 0) {
-			errf(errbuf, "no timed candidate of task %s (back end %s) to select from: %ld records, %ld failed, none timed",
-			     p->task, p->o->backend, p->records, p->failed);
+			errf(errbuf, "no timed candidate of task %s (back end %s) to select from: %ld records, %ld failed, %s",
+			     p->task, p->o->backend, p->records, p->failed,
+			     p->held ? "the timed ones held back as above the device's peak (time.implausible)" : "none timed");
 			break;
 		}
 		if (choose(p, picks, errbuf) != 0)

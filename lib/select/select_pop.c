@@ -299,10 +299,14 @@ int sel_pop_line(struct sel_pop *p, const char *line, size_t n, int file, long l
 	if (js_index(sp[K_PARENTS], 0, &v) == 0 && js_string(v, c->parent, sizeof c->parent) != 0)
 		c->parent[0] = '\0';
 	c->speedup = NAN;
+	/* A result above the device's peak (time.implausible) is held back:
+	 * never a parent, never the best (docs/tools/ktime.md). */
+	struct js_span held;
 	if (strcmp(status, ST_TIMED) == 0 && js_path(sp[K_TIME], "speedup_vs_baseline", &v) == 0 &&
 	    js_number(v, &d) == 0) {
+		c->held = js_path(sp[K_TIME], "implausible", &held) == 0;
 		c->speedup = d;
-		c->timed = c->id[0] && isfinite(d) && d > 0;
+		c->timed = c->id[0] && isfinite(d) && d > 0 && !c->held;
 	}
 	if (p->o->strategy == SEL_BANDIT && sp[K_ORIGIN].n && child_arms(p, c, sp[K_ORIGIN]) != 0)
 		return errf(errbuf, "out of memory");
@@ -399,7 +403,9 @@ int sel_pop_finish(struct sel_pop *p, char *errbuf)
 		p->records++;
 		if (c->generation > p->maxgen)
 			p->maxgen = c->generation;
-		if (rec_status_final(sel_status_name(p, c->status)) && !c->timed)
+		if (c->held)
+			p->held++;
+		else if (rec_status_final(sel_status_name(p, c->status)) && !c->timed)
 			p->failed++;
 		if (!c->id[0])
 			continue;
@@ -423,6 +429,7 @@ void sel_pop_stats(const struct sel_pop *p, struct sel_stats *s)
 	s->records = p->records;
 	s->timed = p->nelig;
 	s->failed = p->failed;
+	s->held = p->held;
 	s->other = p->other;
 	s->next_generation = p->o->generation >= 0 ? p->o->generation : p->maxgen + 1;
 	s->task = p->task;

@@ -76,7 +76,8 @@ struct sel_cand {
 	char parent[SEL_IDLEN]; /* parents[0], "" for none */
 	int tb;                 /* index of its (task, backend) pair */
 	int status;             /* index into the population's status names */
-	int timed;              /* status "timed" with a finite speedup > 0 */
+	int timed;              /* status "timed" with a finite speedup > 0, not held back */
+	int held;               /* timed, but held back: time.implausible (above the device's peak) */
 	int dup;                /* a later record has the same id */
 	int bad;                /* the whole line could not be re-read as JSON */
 	double speedup;         /* time.speedup_vs_baseline */
@@ -114,7 +115,7 @@ struct sel_pop {
 	int nelig;
 	int *hash;             /* open addressing: id -> last candidate of the task */
 	size_t hmask;
-	long records, failed, other, maxgen;
+	long records, failed, held, other, maxgen;
 	char task[128];
 	struct rng rng;
 	sel_fetch_fn fetch; /* during sel_run, for strategies that read records */
@@ -140,6 +141,7 @@ struct sel_stats {
 	long records;   /* lines that were records of this task and back end */
 	long timed;     /* eligible parents (distinct ids) */
 	long failed;    /* records of the task in a final status other than timed */
+	long held;      /* timed records held back as implausible (above the device's peak) */
 	long other;     /* records of other tasks or back ends */
 	long next_generation;
 	const char *task;

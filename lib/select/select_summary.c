@@ -10,7 +10,8 @@
  * archive.  The semantics are the jq ones the pipelines had: every line of
  * the task counts (a repeated id too), generations are numbers >= 0,
  * and the best is the highest time.speedup_vs_baseline among "timed"
- * records, a later record winning a tie.  Without a generation asked for,
+ * records (those held back as implausible left out), a later record
+ * winning a tie.  Without a generation asked for,
  * the statuses counted are those of the highest generation seen so far,
  * restarted whenever a higher one appears.
  */
@@ -104,7 +105,8 @@ static void take_best(struct sel_sum *s, const struct js_span *sp)
 	struct js_span v;
 	double d;
 	if (!span_is(sp[S_STATUS], ST_TIMED) || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
-	    js_number(v, &d) != 0 || (s->have_best && d < s->best_speedup))
+	    js_number(v, &d) != 0 || (s->have_best && d < s->best_speedup) ||
+	    js_path(sp[S_TIME], "implausible", &v) == 0) /* held back: above the device's peak */
 		return;
 	s->have_best = 1;
 	s->best_speedup = d;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # t41-compose: kgen --generator compose — the archive's per-size winners in
 # one candidate that dispatches on the size: which records it takes (per-size
-# speedup over the seed, a 2 % margin over the default, compositions never
-# variants), what it refuses (c, no archive, nothing to compose, the same
-# composition again), the record it writes, and that nvcc compiles it.
+# speedup over the seed, a 2 % margin over the default, compositions and
+# results held back as implausible never variants), what it refuses (c, no
+# archive, nothing to compose, the same composition again), the record it
+# writes, that nvcc compiles it, and the pipelines' compose pass.
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 seed=$ROOT/data/tasks/softmax/seed.cu
@@ -18,7 +19,8 @@ timed() {
 }
 req() { echo "{\"task\": \"softmax\", \"backend\": \"${1:-cuda}\", \"generation\": 2, \"parents\": [], \"status\": \"selected\"}"; }
 { timed seedcopy "$seed" 1.0 1.0 1.0; timed bigblock b256.cu 1.5 0.8 1.095; timed online online.cu 0.9 1.4 1.12
-  timed other-backend b256.cu 9 9 9 hip; } >arch.ndjson
+  timed other-backend b256.cu 9 9 9 hip
+  timed held-back online.cu 9 9 9 | jq -c '.time.implausible = {sizes: [], rechecked: true}'; } >arch.ndjson
 
 req | kgen --generator compose --archive arch.ndjson >c.nd 2>c.err
 expect_eq "winners differ: exit 0, one child" "0 1" "$? $(wc -l <c.nd)"
@@ -29,6 +31,7 @@ ok "origin: 4096x4096 goes to bigblock (1.5x against the default's 0.9x), 32768x
 	.origin.variants == [{id: "online", sizes: [{size: {rows: 32768, cols: 1000}, speedup_vs_seed: 1.4, default_speedup_vs_seed: 1.4}]},
 	                     {id: "bigblock", sizes: [{size: {rows: 4096, cols: 4096}, speedup_vs_seed: 1.5, default_speedup_vs_seed: 0.9}]}]' c.nd
 ok "the record of another back end is no variant (hip's 9x ignored)" jq -e '.parents | index("other-backend") == null' c.nd
+ok "a result held back as above the device's peak is no variant (its 9x ignored)" jq -e '.parents | index("held-back") == null' c.nd
 jq -r .source c.nd >comp.cu
 expect_eq "the source: marked, both variants in namespaces, one branch" "1 1 1 1" \
 	"$(grep -c '^// ksci compose: 2 variants of task softmax; default online' comp.cu) $(grep -c '^namespace ksci_v0 {' comp.cu) $(grep -c '^namespace ksci_v1 {' comp.cu) $(grep -c 'ksci_v1::ksci_v1_solve(x, y, rows, cols);' comp.cu)"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# t42-implausible: the plausibility guard — a result above the device's peak
+# (here a peak given with ktime --peak-gbps, as a CPU has none measured) is
+# flagged time.implausible, kselect never picks it nor counts it the best,
+# kreport counts it "implausible", the composer leaves it out, and the
+# pipelines verify and time it again before appending (rechecked: true when
+# it stays above).
+. "$(dirname "$0")/lib.sh"
+skip_without_bwrap
+cd "$T" || exit 1
+seed=$ROOT/data/tasks/rowsum/seed.c
+jq -cn --rawfile s "$seed" '{id: "s", task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}' |
+	kcompile | kverify >v.nd
+
+ktime --budget 0.05 --peak-gbps 0.001 <v.nd >low.nd 2>/dev/null
+expect_eq "above a peak of 1 MB/s: still timed, flagged, not yet rechecked" "timed true false" \
+	"$(jq -r '"\(.status) \(.time.implausible | type == "object") \(.time.implausible.rechecked)"' low.nd)"
+ok "the flag names every size above the peak and by how much" \
+	jq -e '.time.implausible.sizes | length == 2 and all(.pct_peak_bw > 100) and (.[0].size | type) == "object"' low.nd
+ok "…and says why it is held back" jq -e '.time.implausible.message | test("faster than the device allows: [0-9]+ % of its copy bandwidth peak at rows=1024 cols=4096 \\(and other sizes\\); held back until verified and timed again")' low.nd
+ok "the peak was given, and the record says so" jq -e '.time.peak == {copy_gbps: 0.001, given: true}' low.nd
+ktime --budget 0.05 --peak-gbps 1000000 <v.nd >high.nd 2>/dev/null
+expect_eq "under a peak of 1 PB/s: no flag" "timed false" "$(jq -r '"\(.status) \(.time | has("implausible"))"' high.nd)"
+ktime --budget 0.05 --peak-gbps 0 <v.nd >/dev/null 2>err
+expect_eq "--peak-gbps 0: usage error" 2 $?
+
+# Held back: never a parent, never the best.
+jq -c '.id = "held"' low.nd >arch.nd
+kselect --task rowsum --backend c -n 1 arch.nd >/dev/null 2>err
+expect_eq "kselect: nothing to select, exit 1" 1 $?
+ok "…saying the timed ones are held back" grep -q "held back as above the device's peak" err
+jq -c '.id = "fine"' high.nd >>arch.nd
+expect_eq "kselect picks the plausible one" fine "$(kselect --task rowsum --backend c -n 1 arch.nd 2>/dev/null | jq -r .base.id)"
+expect_eq "kselect --summary: the best is the plausible one" fine \
+	"$(kselect --summary --task rowsum --backend c arch.nd | jq -r .best.id)"
+kreport arch.nd >report.txt 2>/dev/null
+ok "kreport: the held one is said to be held back, the winner is the plausible one" \
+	sh -c 'grep -q "^held back: 1 timed above the device.s peak" report.txt && grep -q "^winner: fine," report.txt'
+
+# The pipelines: the seed, above the given peak, is verified and timed again
+# before generation 0 is appended, stays above it (rechecked), and then no
+# parent is left.
+a=$T/run.ndjson.gz
+evolve.sh --task rowsum --generations 1 --population 1 --budget 0.05 --archive "$a" -q \
+	--ktime-opt --peak-gbps --ktime-opt 0.001 2>ev.err
+expect_eq "evolve.sh: generation 1 has no parent, exit 3" 3 $?
+expect_eq "the seed went in verified again (8 seeds), timed again and still held back" "0 timed true 8" \
+	"$(zcat "$a" | jq -r '"\(.generation) \(.status) \(.time.implausible.rechecked) \(.verify.seeds | length)"')"
+ok "…and evolve.sh says why" grep -q "held back as above the device's peak" ev.err
+
+# The merge, on its own: a record timed again under the peak loses the flag,
+# one still above it is marked rechecked, the others stay.
+(
+	task=rowsum backend=c
+	. "$ROOT/pipelines/evolve-passes.sh"
+	{ echo '{"id": "a", "status": "timed", "time": {"implausible": {"rechecked": false}}}'
+	  echo '{"id": "b", "status": "timed", "time": {"implausible": {"rechecked": false}}}'
+	  echo '{"id": "c", "status": "timed", "time": {}}'
+	  echo '{"id": "d", "status": "timed", "time": {"implausible": {"rechecked": true}}}'; } >out.nd
+	passes_recheck_input out.nd in.nd
+	echo "recheck input: $(jq -r .id in.nd | xargs)" >ids.txt
+	{ echo '{"id": "a", "status": "timed", "time": {"speedup_vs_seed": 1}}'
+	  echo '{"id": "b", "status": "timed", "time": {"implausible": {"rechecked": false}}}'; } >res.nd
+	passes_recheck_merge out.nd res.nd >merged.nd
+)
+expect_eq "recheck input: the flagged ones not yet rechecked" "recheck input: a b" "$(cat ids.txt)"
+expect_eq "merged: a cleared, b rechecked, c and d as they were" \
+	'a:null b:true c:null d:true' "$(jq -r '"\(.id):\(.time.implausible.rechecked)"' merged.nd | xargs)"
+
+done_testing
