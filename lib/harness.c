@@ -1090,6 +1090,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	 * 10 % from run to run (docs/gpu.md, A/A). */
 	if (arena_ensure(J, (size_t)nmax * L.set, e) < 0)
 		goto out;
+	progress("arena ready: %zu bytes", J->arena_bytes);
 	for (int k = 0; k < nw; k++) {
 		double one[3];
 		for (int r = 0; r < 3; r++) {
@@ -1111,7 +1112,9 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		}
 		wall = median_of(one, 3);
 		tau = wall < tau ? wall : tau;
+		progress("%s: single calls %.1f us", W[k].name, wall * 1e6);
 	}
+	progress("single calls done: %.1f us the fastest", tau * 1e6);
 	uint32_t n = 1;
 	if (an) { /* the anchor's batch size: its timings are per call of such batches */
 		n = an->n < nmax ? an->n : nmax;
@@ -1128,6 +1131,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			if (gpu && J->d->probe(&idle[k], e) < 0)
 				goto out;
 		}
+		progress("exchange calibrated (%s)", pass ? "at the batch size" : "single calls");
 		if (pass == 1)
 			break;
 		/* A first guess from the single calls, then each role's time per
@@ -1147,6 +1151,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 				one = fmin(one, (wall - ovh1) / m);
 			}
 		}
+		progress("first guess: %u calls, %.3f us a call", m, one * 1e6);
 		double want = batch_s / (one > 1e-7 ? one : 1e-7);
 		/* On a grid of steps of about sqrt(2) (1 2 3 4 6 8 12 16 24 ...), so
 		 * that runs of the same kernel mostly pick the same batch, and so the
