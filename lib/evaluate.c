@@ -453,6 +453,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "batch_s", json_real(o->batch_s));
 	if (o->arena_mb > 0)
 		json_object_set_new(job, "arena_mb", json_real(o->arena_mb));
+	if (o->noise > 0)
+		json_object_set_new(job, "noise", json_real(o->noise));
 	if (o->peak_gbps > 0)
 		json_object_set_new(job, "peak_gbps", json_real(o->peak_gbps));
 	if (o->peak_gflops > 0)

@@ -1306,9 +1306,20 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	struct stats st[3];
 	for (int k = 0; k < nw; k++)
 		json_object_set_new(res, W[k].name, summary(&W[k], &st[k], n));
-	for (int k = 1; k < nw; k++)
-		json_object_set_new(res, W[k].kid == K_BASE ? "speedup_vs_baseline" : "speedup_vs_seed",
-				    json_real(st[k].median / st[0].median));
+	/* Each speedup with its 95 % interval: the medians' standard errors
+	 * (order statistics of the batches) and the method's own spread between
+	 * judges (job "noise"; ktime --noise), in quadrature. */
+	double noise = jnum(o, "noise", gpu ? 0.004 : 0.05);
+	for (int k = 1; k < nw; k++) {
+		double a = stats_median_log_se(W[k].s, W[k].n), b = stats_median_log_se(W[0].s, W[0].n);
+		double r = st[k].median / st[0].median, se = sqrt(a * a + b * b + noise * noise);
+		const char *key = W[k].kid == K_BASE ? "speedup_vs_baseline" : "speedup_vs_seed";
+		char ci[64];
+		json_object_set_new(res, key, json_real(r));
+		snprintf(ci, sizeof ci, "%s_ci", key);
+		if (isfinite(se))
+			json_object_set_new(res, ci, json_pack("[f, f]", r * exp(-1.96 * se), r * exp(1.96 * se)));
+	}
 	if (an) {
 		/* The seed ran beside the candidate (when the task has one): the
 		 * baseline's anchor is carried over by the seed's drift since. */
@@ -1371,6 +1382,26 @@ out:
 	return res;
 }
 
+/* The log standard error a size's interval stands for (NAN: none). */
+static double ci_se(const json_t *size, const char *key, double r)
+{
+	const json_t *ci = json_object_get(size, key);
+	double hi = json_number_value(json_array_get(ci, 1));
+	return json_array_size(ci) == 2 && hi > 0 && r > 0 ? log(hi / r) / 1.96 : NAN;
+}
+
+/* The geometric mean's interval, when every size has one. */
+static void geo_ci(json_t *r, const char *key, double g, const double *se, size_t n, double noise)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(se[i]))
+			return;
+	double lo, hi;
+	stats_geomean_ci(g, se, n, noise, &lo, &hi);
+	if (isfinite(lo) && isfinite(hi))
+		json_object_set_new(r, key, json_pack("[f, f]", lo, hi));
+}
+
 static json_t *time_all(struct job *J, char *e)
 {
 	struct who W[3] = {{.kid = K_CAND, .name = "candidate"}};
@@ -1384,7 +1415,7 @@ static json_t *time_all(struct job *J, char *e)
 	json_t *sizes = json_array();
 	size_t i;
 	json_t *size;
-	double sb[64], ss[64];
+	double sb[64], ss[64], seb[64], ses[64];
 	size_t nsb = 0, nss = 0, k = 0;
 	if (J->d->peak)
 		J->peak = J->d->peak();
@@ -1457,11 +1488,15 @@ static json_t *time_all(struct job *J, char *e)
 			}
 			json_array_append_new(sizes, r);
 			double v = json_number_value(json_object_get(r, "speedup_vs_baseline"));
-			if (v > 0 && nsb < 64)
+			if (v > 0 && nsb < 64) {
+				seb[nsb] = ci_se(r, "speedup_vs_baseline_ci", v);
 				sb[nsb++] = v;
+			}
 			v = json_number_value(json_object_get(r, "speedup_vs_seed"));
-			if (v > 0 && nss < 64)
+			if (v > 0 && nss < 64) {
+				ses[nss] = ci_se(r, "speedup_vs_seed_ci", v);
 				ss[nss++] = v;
+			}
 		}
 		if (rc != 0) {
 			json_decref(sizes);
@@ -1508,10 +1543,17 @@ static json_t *time_all(struct job *J, char *e)
 							   json_array_size(imp) > 1 ? " (and other sizes)" : "")));
 	}
 	json_decref(imp);
-	if (nsb)
-		json_object_set_new(r, "speedup_vs_baseline", json_real(stats_geomean(sb, nsb)));
-	if (nss)
-		json_object_set_new(r, "speedup_vs_seed", json_real(stats_geomean(ss, nss)));
+	double noise = jnum(j, "noise", J->d->probe ? 0.004 : 0.05);
+	if (nsb) {
+		double g = stats_geomean(sb, nsb);
+		json_object_set_new(r, "speedup_vs_baseline", json_real(g));
+		geo_ci(r, "speedup_vs_baseline_ci", g, seb, nsb, noise);
+	}
+	if (nss) {
+		double g = stats_geomean(ss, nss);
+		json_object_set_new(r, "speedup_vs_seed", json_real(g));
+		geo_ci(r, "speedup_vs_seed_ci", g, ses, nss, noise);
+	}
 	if (J->d->env) {
 		json_t *env = J->d->env();
 		const char *cc = json_string_value(json_object_get(j, "compiler"));

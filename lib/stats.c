@@ -51,6 +51,36 @@ double stats_geomean(const double *x, size_t n)
 	return exp(l / (double)n);
 }
 
+double stats_median_log_se(const double *x, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double *v = malloc(n * sizeof *v);
+	if (!v)
+		return NAN;
+	memcpy(v, x, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp);
+	double kf = floor(((double)n - 1.96 * sqrt((double)n)) / 2);
+	size_t k = kf > 0 ? (size_t)kf : 0;
+	double lo = v[k], hi = v[n - 1 - k];
+	free(v);
+	if (!(lo > 0) || !(hi > 0))
+		return NAN;
+	return (log(hi) - log(lo)) / (2 * 1.96);
+}
+
+void stats_geomean_ci(double g, const double *se, size_t k, double floor, double *lo, double *hi)
+{
+	double v = 0;
+	for (size_t i = 0; i < k; i++) {
+		double sampling = se[i] * se[i] - floor * floor;
+		v += sampling > 0 ? sampling : 0;
+	}
+	double s = sqrt((k ? v / ((double)k * (double)k) : 0) + floor * floor);
+	*lo = g * exp(-1.96 * s);
+	*hi = g * exp(1.96 * s);
+}
+
 int stats_xcheck_disagree(double excess_s, double batch_s)
 {
 	return excess_s > 0.1 * batch_s + 30e-6;

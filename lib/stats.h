@@ -26,6 +26,18 @@ double stats_geomean(const double *x, size_t n);
  * plus 30 us. */
 int stats_xcheck_disagree(double excess_s, double batch_s);
 
+/* The standard error of the log of the median of x[0..n), from order
+ * statistics: the interval [x(k), x(n-1-k)] that holds the median with
+ * about 95 % (the binomial's normal approximation; min and max below 10
+ * samples), divided by 2 x 1.96 on the log scale.  Distribution-free: a
+ * batch descheduled by the OS moves the mean's SEM, not this.  NAN when
+ * n < 2 or a value is not > 0. */
+double stats_median_log_se(const double *x, size_t n);
+/* The 95 % interval of a geometric mean of k ratios whose log standard
+ * errors are se[0..k) and share the floor (one judge's offset moves every
+ * size alike, so the floor is not averaged down): lo and hi around g. */
+void stats_geomean_ci(double g, const double *se, size_t k, double floor, double *lo, double *hi);
+
 /* Coefficient of variation (stddev / mean) of n values; NAN if n < 2. */
 double stats_cv(const double *x, size_t n);
 

@@ -28,6 +28,9 @@ check 'kverify: --seeds: 0 is outside 1..1000' kverify --seeds 0
 check 'kverify: --seed: -1 is outside 0..18446744073709551615' kverify --seed -1
 check 'ktime: --budget: 0 is outside 0.001..3600' ktime --budget 0
 check 'ktime: --min-runs: "ten" is not an integer' ktime --min-runs ten
+check 'ktime: --noise: 2 is outside 1e-06..1' ktime --noise 2
+check 'ktime: --peak-gbps: 0 is outside 1e-06..1e+09' ktime --peak-gbps 0
+check 'ktime: --arena: 70000 is outside 0..65536' ktime --arena 70000
 check 'ktime: --processes: 17 is outside 0..16' ktime --processes 17
 check 'ktime: --batch: 2 is outside 0..1' ktime --batch 2
 check 'kreport: --peak-gbps: 0 is outside 1e-06..1e+12' kreport --peak-gbps 0

@@ -38,5 +38,26 @@ int main(void)
 	T_OK(!stats_xcheck_disagree(25e-6, 150e-6), "a tiny kernel's batch with 25 us of host jitter agrees");
 	T_OK(stats_xcheck_disagree(4.7e-3, 5e-3), "a side-stream kernel (events saw only their own records) disagrees");
 	T_OK(stats_xcheck_disagree(1e-3, 2e-3), "half the work hidden disagrees");
+	/* The median's interval from order statistics (speedup intervals). */
+	const double six[] = {1.02, 0.98, 1.0, 1.01, 0.99, 1.0};
+	T_OK(near(stats_median_log_se(six, 6), (log(1.02) - log(0.98)) / 3.92, 1e-12),
+	     "6 batches: min and max bound the median, /(2 x 1.96) on the log scale");
+	double hundred[100];
+	for (int i = 0; i < 100; i++)
+		hundred[i] = 1 + 0.001 * i;
+	/* k = floor((100 - 19.6) / 2) = 40: x(40) and x(59). */
+	T_OK(near(stats_median_log_se(hundred, 100), (log(1.059) - log(1.040)) / 3.92, 1e-12),
+	     "100 batches: the 41st and 60th values");
+	double outlier[] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 50.0};
+	T_OK(stats_median_log_se(outlier, 20) == 0, "one descheduled batch in 20 does not widen it (the mean's SEM would)");
+	T_OK(isnan(stats_median_log_se(six, 1)) && isnan(stats_median_log_se((const double[]){0, 1}, 2)),
+	     "one sample, or a value not > 0: NaN");
+	double lo, hi, se2[2] = {0.01, 0.01};
+	stats_geomean_ci(2.0, se2, 2, 0.0, &lo, &hi);
+	T_OK(near(lo, 2.0 * exp(-1.96 * 0.01 / sqrt(2)), 1e-12) && near(hi, 2.0 * exp(1.96 * 0.01 / sqrt(2)), 1e-12),
+	     "geomean of two sizes: sampling errors average down by sqrt(2)");
+	double se3[2] = {0.005, 0.005};
+	stats_geomean_ci(1.0, se3, 2, 0.004, &lo, &hi);
+	T_OK(near(log(hi), 1.96 * sqrt(0.000009 / 2 + 0.000016), 1e-12), "…the noise floor does not");
 	return T_DONE();
 }

@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
 		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
-		{"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
+		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
 		{0, 0, 0, 0}};
 	int ch;
 	long v;
@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'R': rc = opt_double("--arena", optarg, 0, 65536, &o.arena_mb, e); break;
+			case 'Z': rc = opt_double("--noise", optarg, 1e-6, 1, &o.noise, e); break;
 			case 'G': rc = opt_double("--peak-gbps", optarg, 1e-6, 1e9, &o.peak_gbps, e); break;
 			case 'Q': rc = opt_double("--peak-gflops", optarg, 1e-6, 1e12, &o.peak_gflops, e); break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
