@@ -27,6 +27,17 @@ static double num(const json_t *o, const char *path)
 }
 
 /* 3 significant figures or more, never an exponent: "3258", "85.4", "0.625". */
+/* " [lo, hi]" of a speedup's 95 % interval (key in obj), "" when none. */
+static const char *ci_text(const json_t *obj, const char *key, char *buf, size_t n)
+{
+	const json_t *ci = json_object_get(obj, key);
+	double lo = json_number_value(json_array_get(ci, 0)), hi = json_number_value(json_array_get(ci, 1));
+	if (json_array_size(ci) != 2 || !(lo > 0) || !(hi >= lo))
+		return "";
+	snprintf(buf, n, " [95 %% interval %.3f-%.3f]", lo, hi);
+	return buf;
+}
+
 static const char *fmt(char *buf, size_t n, double v)
 {
 	double a = fabs(v);
@@ -274,11 +285,11 @@ char *fact_timings(const json_t *rec, const struct fact_ctx *c)
 			double bl = num(s, "baseline.median_us"), sd = num(s, "seed.median_us");
 			double sb_ = rec_num(s, "speedup_vs_baseline"), ss = rec_num(s, "speedup_vs_seed");
 			if (isfinite(sb_))
-				sb_printf(&b, "; %.3fx vs baseline", sb_);
+				sb_printf(&b, "; %.3fx vs baseline%s", sb_, ci_text(s, "speedup_vs_baseline_ci", x, sizeof x));
 			if (isfinite(bl))
 				sb_printf(&b, " (%.2f us)", bl);
 			if (isfinite(ss))
-				sb_printf(&b, ", %.3fx vs seed", ss);
+				sb_printf(&b, ", %.3fx vs seed%s", ss, ci_text(s, "speedup_vs_seed_ci", x, sizeof x));
 			if (isfinite(sd))
 				sb_printf(&b, " (%.2f us)", sd);
 			if (us > 0 && isfinite(r.bytes) && r.bytes > 0) {
@@ -308,10 +319,12 @@ char *fact_timings(const json_t *rec, const struct fact_ctx *c)
 		double gb = num(rec, "time.speedup_vs_baseline"), gs = num(rec, "time.speedup_vs_seed");
 		if (isfinite(gb) || isfinite(gs)) {
 			sb_add(&b, "geometric mean:");
+			const json_t *t = json_object_get(rec, "time");
 			if (isfinite(gb))
-				sb_printf(&b, " %.3fx vs baseline%s", gb, isfinite(gs) ? "," : "");
+				sb_printf(&b, " %.3fx vs baseline%s%s", gb, ci_text(t, "speedup_vs_baseline_ci", x, sizeof x),
+					  isfinite(gs) ? "," : "");
 			if (isfinite(gs))
-				sb_printf(&b, " %.3fx vs seed", gs);
+				sb_printf(&b, " %.3fx vs seed%s", gs, ci_text(t, "speedup_vs_seed_ci", x, sizeof x));
 			sb_add(&b, "\n");
 		}
 		const json_t *slow = rec_path(rec, "time.slow");

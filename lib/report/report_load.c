@@ -268,6 +268,12 @@ struct rp_cand *rp_cand_priced(const json_t *rec, struct rp_peak ov, const struc
 	if (selector_call(c, rec, origin, prices) < 0)
 		goto oom;
 	c->sp_base = num_at(rec, "time.speedup_vs_baseline");
+	json_t *ci = rec_path(rec, "time.speedup_vs_baseline_ci");
+	c->sp_base_lo = c->sp_base_hi = NAN;
+	if (json_array_size(ci) == 2 && json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1))) {
+		c->sp_base_lo = json_number_value(json_array_get(ci, 0));
+		c->sp_base_hi = json_number_value(json_array_get(ci, 1));
+	}
 	c->sp_seed = num_at(rec, "time.speedup_vs_seed");
 	c->pct_peak = pct_of_peak(rec, ov);
 	static const char *const stages[] = {"compile.seconds", "verify.seconds", "time.seconds"};

@@ -43,6 +43,7 @@ struct rp_cand {
 	char *note;        /* one line: hypothesis, plan or knob changes; NULL if none */
 	char *model;       /* origin.model or origin.llm.model, NULL if none */
 	double sp_base;    /* time.speedup_vs_baseline, NAN if unknown */
+	double sp_base_lo, sp_base_hi; /* its 95 % interval (time.speedup_vs_baseline_ci), NAN if none */
 	double sp_seed;    /* time.speedup_vs_seed, NAN if unknown */
 	double pct_peak;   /* best fraction of peak over time.sizes, in %, NAN if unknown */
 	double tok_in, tok_out; /* model tokens bought, 0 when absent */

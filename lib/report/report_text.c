@@ -114,8 +114,11 @@ static void task_section(FILE *out, const struct rp_task *t)
 		if (t->held)
 			fprintf(out, "held back: %ld timed above the device's peak (time.implausible), not ranked\n", t->held);
 	} else {
-		fprintf(out, "winner: %s, generation %s: %s vs baseline, %s vs seed, %s of peak\n", c->id ? c->id : "(no id)",
-			rp_fmt_gen(b1, c->gen), rp_fmt_x(b2, c->sp_base), rp_fmt_x(b3, c->sp_seed),
+		char ci[64] = "";
+		if (isfinite(c->sp_base_lo) && isfinite(c->sp_base_hi))
+			snprintf(ci, sizeof ci, " [95 %% interval %.2f-%.2f]", c->sp_base_lo, c->sp_base_hi);
+		fprintf(out, "winner: %s, generation %s: %s vs baseline%s, %s vs seed, %s of peak\n", c->id ? c->id : "(no id)",
+			rp_fmt_gen(b1, c->gen), rp_fmt_x(b2, c->sp_base), ci, rp_fmt_x(b3, c->sp_seed),
 			rp_fmt_pct(b4, c->pct_peak));
 		if (t->held)
 			fprintf(out, "held back: %ld timed above the device's peak (time.implausible), not ranked\n", t->held);

@@ -36,6 +36,8 @@ expect_eq "kselect --summary: the best is the plausible one" fine \
 kreport arch.nd >report.txt 2>/dev/null
 ok "kreport: the held one is said to be held back, the winner is the plausible one" \
 	sh -c 'grep -q "^held back: 1 timed above the device.s peak" report.txt && grep -q "^winner: fine," report.txt'
+ok "kreport: the winner's speedup with its 95 % interval (report-shows-the-interval)" \
+	grep -qE "^winner: fine, generation 1: [0-9.]+x vs baseline \[95 % interval [0-9.]+-[0-9.]+\]" report.txt
 
 # The pipelines: the seed, above the given peak, is verified and timed again
 # before generation 0 is appended, stays above it (rechecked), and then no

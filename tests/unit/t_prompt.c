@@ -64,6 +64,19 @@ static void test_timings(void)
 	T_OK(t && t[strlen(t) - 1] != '\n', "timings: no trailing newline (the template lays out lines)");
 	T_OK(fact_bound(r, &c) == FACT_MEMORY, "bound: memory");
 	free(t);
+	/* The same record with its speedups' intervals (ktime's *_ci). */
+	json_t *rc = json_deep_copy(r);
+	json_t *c0 = json_array_get(rec_path(rc, "time.sizes"), 0);
+	json_object_set_new(c0, "speedup_vs_baseline_ci", json_pack("[f, f]", 1.2401, 1.2602));
+	json_object_set_new(c0, "speedup_vs_seed_ci", json_pack("[f, f]", 1.488, 1.512));
+	json_object_set_new(json_object_get(rc, "time"), "speedup_vs_seed_ci", json_pack("[f, f]", 1.488, 1.512));
+	t = fact_timings(rc, &c);
+	T_OK(has(t, "1.250x vs baseline [95 % interval 1.240-1.260] (75.00 us), 1.500x vs seed [95 % interval 1.488-1.512] (90.00 us)"),
+	     "timings-show-intervals: each speedup with its 95 %% interval where ktime gave one");
+	T_OK(has(t, "geometric mean: 1.250x vs baseline, 1.500x vs seed [95 % interval 1.488-1.512]"),
+	     "…the geometric mean too (and none where the record has none)");
+	free(t);
+	json_decref(rc);
 
 	/* Compute-bound: same bytes, 100x the flops, at 200 us: 41.9 TFLOP/s = 83.9 % of 50. */
 	json_t *s0 = json_array_get(rec_path(r, "time.sizes"), 0);
