@@ -370,10 +370,13 @@ last_generation() {
 
 # evolve_time_opts [PREFIX]: the generation's ktime options, early rejection
 # against the best so far, into the array gen_time (each after PREFIX, e.g.
-# --ktime-opt for spread.sh).
+# --ktime-opt for spread.sh).  None while nothing is timed: the seed is the
+# yardstick, not a rival, and two identical c kernels have measured 2x apart
+# under load — the seed stopped as slow left no parent (t70 under load).
 evolve_time_opts() {
 	gen_time=()
 	[ "$stop_slower" = 0 ] && return 0
+	[ -n "$best_id" ] || return 0
 	local o
 	for o in --stop-slower="$stop_slower" --best="$best"; do gen_time+=(${1:+"$1"} "$o"); done
 }

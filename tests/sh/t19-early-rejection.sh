@@ -53,4 +53,25 @@ expect_eq "evolve.sh --stop-slower 0: every child timed in full" "timed timed ti
 evolve.sh --task rowsum --generations 2 --archive "$b" --stop-slower 1.5 2>err
 expect_eq "evolve.sh --stop-slower 1.5: usage error, exit 2" "2|evolve.sh: --stop-slower: 1.5 is outside 0..1" "$?|$(cat err)"
 
+# Regression (the-seed-is-never-stopped-as-slow): with nothing timed yet the
+# pipelines pass no early rejection, so the seed of generation 0 is always
+# timed in full — under load an identical copy measured 2x off and the seed,
+# stopped as slow, left no parent (t70, 2026-11-26).
+(
+	stop_slower=0.5 best=1 best_id=""
+	. "$ROOT/pipelines/evolve-lib.sh"
+	stop_slower=0.5 best=1 best_id=""
+	evolve_time_opts --ktime-opt
+	echo "none:${gen_time[*]}" >opts.txt
+	best_id=abc best=2
+	evolve_time_opts --ktime-opt
+	echo "some:${gen_time[*]}" >>opts.txt
+)
+expect_eq "the-seed-is-never-stopped-as-slow: no --stop-slower while nothing is timed, then the bound" \
+	"none: some:--ktime-opt --stop-slower=0.5 --ktime-opt --best=2" "$(xargs <opts.txt)"
+s=$T/seedonly.ndjson.gz
+evolve.sh --task rowsum --generations 0 --budget 0.05 --archive "$s" -q --stop-slower 1 2>/dev/null
+expect_eq "…end to end: the seed of generation 0 timed in full at --stop-slower 1 (bound = its own speed)" timed \
+	"$(zcat "$s" | jq -r .status)"
+
 done_testing
