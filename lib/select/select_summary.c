@@ -11,7 +11,8 @@
  * the task counts (a repeated id too), generations are numbers >= 0,
  * and the best is the highest time.speedup_vs_baseline among "timed"
  * records (those held back as implausible left out), a later record
- * winning a tie.  Without a generation asked for,
+ * winning a tie — except that a record with an interval takes the crown
+ * only when its interval's lower end is above the holder's speedup.  Without a generation asked for,
  * the statuses counted are those of the highest generation seen so far,
  * restarted whenever a higher one appears.
  */
@@ -105,8 +106,17 @@ static void take_best(struct sel_sum *s, const struct js_span *sp)
 	struct js_span v;
 	double d;
 	if (!span_is(sp[S_STATUS], ST_TIMED) || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
-	    js_number(v, &d) != 0 || (s->have_best && d < s->best_speedup) ||
-	    js_path(sp[S_TIME], "implausible", &v) == 0) /* held back: above the device's peak */
+	    js_number(v, &d) != 0 || js_path(sp[S_TIME], "implausible", &v) == 0) /* held back: above the device's peak */
+		return;
+	/* The crown passes only when the difference exceeds the noise: a
+	 * challenger with an interval (time.speedup_vs_baseline_ci) must have
+	 * its lower end above the holder's speedup; one without, its speedup
+	 * at least the holder's (a later record wins a tie). */
+	struct js_span ci, lo_span;
+	double lo;
+	int has_ci = js_path(sp[S_TIME], "speedup_vs_baseline_ci", &ci) == 0 && js_index(ci, 0, &lo_span) == 0 &&
+		     js_number(lo_span, &lo) == 0;
+	if (s->have_best && (has_ci ? !(lo > s->best_speedup) : d < s->best_speedup))
 		return;
 	s->have_best = 1;
 	s->best_speedup = d;

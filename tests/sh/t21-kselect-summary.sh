@@ -47,6 +47,23 @@ expect_eq "--summary without --task: usage error (2)" 2 "$?"
 ok "--summary without --task: says so" grep -q "kselect: --summary needs --task" "$T/err"
 ok "--help documents --summary" sh -c 'kselect --help | grep -q -- "--summary --task T"'
 
+# The crown passes only when the difference exceeds the noise
+# (a-gain-within-the-noise-keeps-the-crown): with intervals, a challenger
+# needs its lower end above the holder's speedup.
+ci() {
+	jq -cn --arg id "$1" --argjson g "$2" --argjson s "$3" --argjson lo "$4" --argjson hi "$5" \
+		'{id: $id, task: "mm", backend: "c", generation: $g, status: "timed",
+		  time: {speedup_vs_baseline: $s, speedup_vs_seed: $s, speedup_vs_baseline_ci: [$lo, $hi]}}'
+}
+{ ci a 1 1.50 1.45 1.55; ci b 2 1.52 1.47 1.57; } >"$T/crown.nd"
+expect_eq "a gain within the noise (1.52, interval from 1.47) keeps the crown on 1.50" a \
+	"$(kselect --summary --task mm "$T/crown.nd" | jq -r .best.id)"
+ci c 3 1.70 1.60 1.80 >>"$T/crown.nd"
+expect_eq "a gain beyond it (interval from 1.60) takes it" c "$(kselect --summary --task mm "$T/crown.nd" | jq -r .best.id)"
+jq -cn '{id: "d", task: "mm", backend: "c", generation: 4, status: "timed", time: {speedup_vs_baseline: 1.70}}' >>"$T/crown.nd"
+expect_eq "a record without an interval: the old rule (a tie goes to the later)" d \
+	"$(kselect --summary --task mm "$T/crown.nd" | jq -r .best.id)"
+
 for g in 0 1 2 3; do
 	expect_eq "summary line of generation $g is the one jq wrote" "$(jq_summary "$T/a.gz" "$g")" "$(lib "$T/a.gz" summary "$g")"
 done
