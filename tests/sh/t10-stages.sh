@@ -119,6 +119,7 @@ sed -n 1p "$T/v.ndjson" | ktime --budget 0.05 --min-runs 3 >"$T/t.ndjson" 2>"$T/
 expect_eq "ktime exits 0" 0 $?
 ok "ktime times candidate, baseline and seed at each size" sh -c "jq -e '.status == \"timed\" and (.time.sizes | length) == 2 and (.time.sizes[0] | .candidate.n >= 3 and .baseline.n >= 3 and .seed.n >= 3 and .gbps > 0)' '$T/t.ndjson'"
 ok "ktime records geometric-mean speedups" sh -c "jq -e '(.time.speedup_vs_baseline > 0) and (.time.speedup_vs_seed > 0) and .time.env.device == \"cpu\"' '$T/t.ndjson'"
+# shellcheck disable=SC2016 # a jq program: its $t is jq's
 ok "speedups-carry-an-interval: every speedup, per size and overall, lies inside its 95 % interval" jq -e '
 	def inside(r; ci): (ci | length) == 2 and ci[0] > 0 and ci[0] <= r and r <= ci[1];
 	.time as $t | ($t.sizes | all(inside(.speedup_vs_baseline; .speedup_vs_baseline_ci) and inside(.speedup_vs_seed; .speedup_vs_seed_ci)))
