@@ -181,7 +181,10 @@ static void task_section(FILE *out, const struct rp_task *t, size_t idx, const c
 		fputs("<p>winner: <code>", out);
 		esc(out, c->id ? c->id : "(no id)");
 		fprintf(out, "</code>, generation %s: ", rp_fmt_gen(b, c->gen));
-		fprintf(out, "<b>%s</b> vs baseline, ", rp_fmt_x(b, c->sp_base));
+		fprintf(out, "<b>%s</b> vs baseline", rp_fmt_x(b, c->sp_base));
+		if (isfinite(c->sp_base_lo) && isfinite(c->sp_base_hi))
+			fprintf(out, " [95 %% interval %.2f-%.2f]", c->sp_base_lo, c->sp_base_hi);
+		fputs(", ", out);
 		fprintf(out, "%s vs seed, ", rp_fmt_x(b, c->sp_seed));
 		fprintf(out, "%s of peak</p>\n", rp_fmt_pct(b, c->pct_peak));
 		static const char *const h[] = {"gen", "id", "generator", "speedup", "effect", "change", NULL};

@@ -38,6 +38,8 @@ ok "kreport: the held one is said to be held back, the winner is the plausible o
 	sh -c 'grep -q "^held back: 1 timed above the device.s peak" report.txt && grep -q "^winner: fine," report.txt'
 ok "kreport: the winner's speedup with its 95 % interval (report-shows-the-interval)" \
 	grep -qE "^winner: fine, generation 1: [0-9.]+x vs baseline \[95 % interval [0-9.]+-[0-9.]+\]" report.txt
+kreport --html report.html arch.nd 2>/dev/null
+ok "…and the HTML page, with the held-back count" sh -c 'grep -qE "vs baseline \[95 % interval [0-9.]+-[0-9.]+\]" report.html && grep -q "held back: 1 timed above" report.html'
 
 # The pipelines: the seed, above the given peak, is verified and timed again
 # before generation 0 is appended, stays above it (rechecked), and then no
