@@ -128,7 +128,7 @@ export KSCI_TASKS=$tmp/tasks
 jq -cn --arg t "$task" --arg b "$backend" --rawfile s "$source" \
 	'{id: "aa", task: $t, backend: $b, generation: 0, parents: [], source: $s, status: "generated"}' >"$out/in.json"
 
-echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-1 (default)}${minruns:+ --min-runs $minruns}${procs:+ --processes $procs}${batch:+ --batch $batch}${arena:+ --arena $arena}$([ "$pause" = 0 ] || echo ", $pause s between runs")$([ "$warmup" = 0 ] || echo ", $warmup warm-up runs first (left out)")"
+echo "A/A: task $task, backend $backend, kernel ${source#"$here"/} as candidate and seed$([ "$basetoo" = 0 ] || echo " and baseline"), $runs runs, ktime --budget ${budget:-(the default: 0.5 GPU, 1 CPU)}${minruns:+ --min-runs $minruns}${procs:+ --processes $procs}${batch:+ --batch $batch}${arena:+ --arena $arena}$([ "$pause" = 0 ] || echo ", $pause s between runs")$([ "$warmup" = 0 ] || echo ", $warmup warm-up runs first (left out)")"
 fail=""
 : >"$out/warmup.ndjson"
 for ((i = 1 - warmup; i <= runs; i++)); do
