@@ -368,6 +368,13 @@ last_generation() {
 	echo "$last"
 }
 
+# evolve_worst RC...: the highest of a pipe's exit statuses, printed.
+evolve_worst() {
+	local w=0 r
+	for r in "$@"; do [ "$r" -gt "$w" ] && w=$r; done
+	echo "$w"
+}
+
 # evolve_time_opts [PREFIX]: the generation's ktime options, early rejection
 # against the best so far, into the array gen_time (each after PREFIX, e.g.
 # --ktime-opt for spread.sh).  None while nothing is timed: the seed is the

@@ -247,8 +247,7 @@ while :; do
 				>"$gdir/candidates.tmp" 8>&-
 		rcs=("${PIPESTATUS[@]}")
 		set -e
-		worst=0
-		for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+		worst=$(evolve_worst "${rcs[@]}")
 		if [ "$worst" -ge 2 ] || [ ! -s "$gdir/candidates.tmp" ]; then
 			echo "evolve-parallel.sh: generation $g: the model step failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
 			rm -f "$gdir/candidates.tmp"

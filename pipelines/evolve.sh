@@ -145,9 +145,9 @@ pass_round() {
 		kcompile "${comp_opts[@]}" 8>&- |
 		kverify "${ver_opts[@]}" 8>&- |
 		ktime "${time_opts[@]}" "${gen_time[@]}" >"$res" 8>&-
-	local rcs=("${PIPESTATUS[@]}") rc worst=0
+	local rcs=("${PIPESTATUS[@]}") worst
 	set -e
-	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	worst=$(evolve_worst "${rcs[@]}")
 	if [ "$worst" -ge 2 ]; then
 		echo "evolve.sh: generation $g: $what failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
 		return 3
@@ -188,7 +188,7 @@ tune_pass() {
 # verified (8 seeds) and timed again (pipelines/evolve-passes.sh), in place
 # in $out.  0; 3 a stage failed (said).
 recheck_pass() {
-	local g=$1 rc worst=0
+	local g=$1 worst
 	passes_recheck_input "$out" "$tmp/recheck-in.ndjson"
 	[ -s "$tmp/recheck-in.ndjson" ] || return 0
 	set +e
@@ -196,7 +196,7 @@ recheck_pass() {
 		ktime --force "${time_opts[@]}" "${gen_time[@]}" >"$tmp/recheck-out.ndjson" 8>&-
 	local rcs=("${PIPESTATUS[@]}")
 	set -e
-	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	worst=$(evolve_worst "${rcs[@]}")
 	if [ "$worst" -ge 2 ]; then
 		echo "evolve.sh: generation $g: checking again the results above the device's peak failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
 		return 3
@@ -210,7 +210,7 @@ recheck_pass() {
 # of its own.  0; 3 a stage failed or the append did (said); 4 the archive
 # is damaged.
 compose_pass() {
-	local g=$1 res=$tmp/compose-out.ndjson rc worst=0 arc
+	local g=$1 res=$tmp/compose-out.ndjson worst arc
 	passes_compose_request "$g" >"$tmp/compose-in.ndjson"
 	[ -s "$tmp/compose-in.ndjson" ] || return 0
 	set +e
@@ -220,7 +220,7 @@ compose_pass() {
 		ktime "${time_opts[@]}" "${gen_time[@]}" >"$res" 8>&-
 	local rcs=("${PIPESTATUS[@]}")
 	set -e
-	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	worst=$(evolve_worst "${rcs[@]}")
 	if [ "$worst" -ge 2 ]; then
 		echo "evolve.sh: generation $g: the compose pass failed (exit statuses: ${rcs[*]}); the generation is appended, its composition is not" >&2
 		return 3
@@ -256,8 +256,7 @@ while :; do
 		ktime "${time_opts[@]}" "${gen_time[@]}" >"$out" 8>&-
 	rcs=("${PIPESTATUS[@]}")
 	set -e
-	worst=0
-	for rc in "${rcs[@]}"; do [ "$rc" -gt "$worst" ] && worst=$rc; done
+	worst=$(evolve_worst "${rcs[@]}")
 	if [ "$worst" -ge 2 ]; then
 		echo "evolve.sh: generation $g failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
 		exit 3
