@@ -105,17 +105,17 @@ struct job {
 	int checks;
 	/* the children and what they share */
 	/* Each timed role runs in nrep processes ("processes", default 1),
-	 * used in turn round by round: a process carries an offset of its own
-	 * (0.45 % sd between two identical kernels on an H100 with 5 ms
-	 * batches, 0.38 % with 20 ms, docs/gpu.md), which more batches in the
-	 * same processes do not shrink and more processes average out, at
-	 * about 0.6 s each to start on a GPU.  cur: the one in use. */
+	 * used in turn round by round; more processes narrow the ratio's
+	 * spread between identical kernels a little (sd 0.21 % with one,
+	 * 0.05-0.08 % with two or three on an H100, docs/gpu.md "where the
+	 * arena lies"), at about 0.8 s each to start.  cur: the one in use. */
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int nrep[NKIDS], cur[NKIDS];
 	int have[NKIDS];
 	struct kid_opts ko;
 	unsigned char *arena;
 	size_t arena_bytes;
+	double arena_mb;          /* GPU time mode: the arena's size, fixed before any child starts */
 	unsigned char handle[64]; /* the arena's (GPU: its IPC handle) */
 	int reused[NKIDS];        /* role w's processes come from an earlier job (struct keep) */
 	double deadline, spin_s;
@@ -1052,7 +1052,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	min_runs = min_runs > max_runs ? max_runs : min_runs;
 	double arena_mb = jnum(o, "arena_mb", 0);
 	if (arena_mb <= 0)
-		arena_mb = arena_default_mb(J);
+		arena_mb = J->arena_mb > 0 ? J->arena_mb : arena_default_mb(J);
 	struct arrays A;
 	if (prepare_fill(J, size, seed, 0, 1, 0, &A, e) < 0)
 		return NULL;
@@ -1737,6 +1737,25 @@ static void kids_log(struct job *J)
 		}
 }
 
+/* The judge's device, once per process: a judge that serves many jobs
+ * (kharness --serve) keeps its context between them.  NULL when ready, else
+ * the failure's result. */
+static json_t *dev_ready(const struct dev_ops *d, char *e)
+{
+	static const struct dev_ops *ready;
+	int irc = !d->init || ready == d ? 0 : d->init(e);
+	if (irc == 0) {
+		ready = d;
+		return NULL;
+	}
+	if (irc == -2) {
+		char m[ERRBUF + 16];
+		snprintf(m, sizeof m, "unsupported: %s", e);
+		return fault(ST_UNSUPPORTED, m);
+	}
+	return fault(ST_CRASHED, e);
+}
+
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *e)
 {
 	const char *mode = json_string_value(json_object_get(job, "mode"));
@@ -1785,20 +1804,27 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 		memcpy(J.handle, K.handle, sizeof J.handle);
 	}
 	int timing = strcmp(mode, "time") == 0;
-	/* The children start their devices while the judge starts its own. */
-	json_t *r = spawn_kids(&J, timing, e);
-	/* The device once per process: a judge that serves many jobs
-	 * (kharness --serve) keeps its context between them. */
-	static const struct dev_ops *ready;
-	int irc = r || !d->init || ready == d ? 0 : d->init(e);
-	if (!r && irc == 0)
-		ready = d;
-	if (irc == -2) {
-		char m[ERRBUF + 16];
-		snprintf(m, sizeof m, "unsupported: %s", e);
-		r = fault(ST_UNSUPPORTED, m);
-	} else if (irc < 0)
-		r = fault(ST_CRASHED, e);
+	/* Timing on a GPU: the judge's device and its whole arena first, before
+	 * any child has a context or memory of its own.  Where in device memory
+	 * the arena lands moved softmax 4096x4096 between 72 and 96 us for every
+	 * role alike (rows of 16 KiB; 32768x1000 did not move), and with the
+	 * arena allocated after the children it depended on how many there were
+	 * (ktime --processes 1, 2, 3: 79.3, 95.5, 72.7 us; docs/gpu.md, "where
+	 * the arena lies"). */
+	int early = timing && d->probe != NULL;
+	json_t *r = early ? dev_ready(d, e) : spawn_kids(&J, timing, e);
+	if (!r && early && !J.arena) {
+		double mb = jnum(job, "arena_mb", 0);
+		J.arena_mb = mb > 0 ? mb : arena_default_mb(&J);
+		if (arena_ensure(&J, (size_t)(J.arena_mb * 1048576.0), e) < 0)
+			r = fault(ST_CRASHED, e);
+		else
+			progress("arena ready: %zu bytes", J.arena_bytes);
+	} else if (early && J.arena)
+		J.arena_mb = (double)J.arena_bytes / 1048576.0;
+	/* Otherwise the children start their devices while the judge starts its own. */
+	if (!r)
+		r = early ? spawn_kids(&J, timing, e) : dev_ready(d, e);
 	if (!r) {
 		progress("%s ready", d->name);
 		r = kids_ready(&J, e);
