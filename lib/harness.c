@@ -1017,6 +1017,10 @@ static void anchor_store(const char *key, const json_t *res, uint32_t n, int rol
  * median) against 0.2-0.3 % with the batch at its length (docs/gpu.md,
  * "the arena's size"); 8 GiB where the device cannot tell; 256 MiB for
  * host memory. */
+/* When this judge last finished a timed loop (the warm-up's measure of an
+ * idle GPU). */
+static double last_timed = -1e9;
+
 static double arena_default_mb(const struct job *J)
 {
 	if (!J->d->probe)
@@ -1167,19 +1171,26 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	progress("batches of %u calls; the exchange costs %.1f us; timing", n, ovh * 1e6);
 	/* Warm-up at the batch size: two batches of each role in each of its
 	 * processes, and at least 0.1 s, so the clocks have left whatever state
-	 * an idle GPU was in. */
-	int reps = 1;
+	 * an idle GPU was in; one batch each (every call's arrays touched once
+	 * by every process) when this judge timed until less than a second ago
+	 * (the next size, the next job of a long-lived judge): the GPU is not
+	 * idle then. */
+	int reps = 1, warm = gpu && proc_now() - last_timed < 1.0;
 	for (int k = 0; k < nw; k++)
 		reps = J->nrep[W[k].kid] > reps ? J->nrep[W[k].kid] : reps;
+	double wu0 = proc_now();
 	for (int q = 0; q < reps; q++) /* every process of every role */
-		for (double w0 = proc_now(), r = 0; r < (q ? 1 : 2) || (q == 0 && proc_now() - w0 < 0.1); r++)
+		for (double w0 = proc_now(), r = 0;
+		     r < (q || warm ? 1 : 2) || (q == 0 && !warm && proc_now() - w0 < 0.1); r++)
 			for (int k = 0; k < nw; k++) {
 				J->cur[W[k].kid] = q % J->nrep[W[k].kid];
 				if (gen_batch(J, n, &L, &A, seeds, e) < 0 ||
 				    run_batch(J, W[k].kid, JOP_RUN, n, &L, &A, &wall) < 0)
 					goto out;
 			}
+	progress("warmed up in %.3f s", proc_now() - wu0);
 	double t0 = proc_now(), maxprobe = 0;
+	double spent[4] = {0, 0, 0, 0}; /* inputs, the batches, probe and state, the check: for the log */
 	size_t rounds = 0;
 	for (;; rounds++) {
 		/* Every order of the roles in turn (2: AB BA; 3: the six
@@ -1191,12 +1202,18 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			struct who *w = &W[pos];
 			J->cur[w->kid] = (int)(rounds % (size_t)J->nrep[w->kid]);
 			uint32_t chk = (uint32_t)rng_below(&J->rng, n);
-			if (gen_batch(J, n, &L, &A, seeds, e) < 0 || run_batch(J, w->kid, JOP_RUN, n, &L, &A, &wall) < 0)
+			double p0 = proc_now();
+			if (gen_batch(J, n, &L, &A, seeds, e) < 0)
 				goto out;
-			double ev = KID(J, w->kid)->c->event_s, probe = 0;
+			double p1 = proc_now();
+			if (run_batch(J, w->kid, JOP_RUN, n, &L, &A, &wall) < 0)
+				goto out;
+			double p2 = proc_now(), ev = KID(J, w->kid)->c->event_s, probe = 0;
 			if (gpu && J->d->probe(&probe, e) < 0)
 				goto out;
 			states_add(&S, J->d);
+			double p3 = proc_now();
+			spent[0] += p1 - p0, spent[1] += p2 - p1, spent[2] += p3 - p2;
 			maxprobe = probe > maxprobe ? probe : maxprobe;
 			if (probe > busy_at)
 				w->busy++;
@@ -1207,6 +1224,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			if (w->kid == K_CAND) {
 				json_t *mm = NULL;
 				int rc = check_set(J, chk, &L, &A, priv, seeds, size, &mm, e);
+				spent[3] += proc_now() - p3;
 				if (rc < 0)
 					goto out;
 				if (rc == 1) {
@@ -1263,7 +1281,9 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (settled || proc_now() - t0 > budget)
 			break;
 	}
-	progress("timed: %zu batches of %u calls each in %.3f s", W[0].n, n, proc_now() - t0);
+	last_timed = proc_now();
+	progress("timed: %zu batches of %u calls each in %.3f s (inputs %.3f, batches %.3f, probe and state %.3f, "
+		 "checks %.3f)", W[0].n, n, proc_now() - t0, spent[0], spent[1], spent[2], spent[3]);
 	if (W[0].busy * 10 > W[0].n) {
 		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
 		json_object_set_new(*fail_res, "message",
