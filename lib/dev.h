@@ -45,8 +45,9 @@ struct dev_ops {
 	/* Call fn (the judge's own: the task's device reference) and wait for
 	 * everything it started; an asynchronous fault is -1 with the message. */
 	int (*call)(ksci_call_fn fn, void **args, char *e);
-	/* Evict caches between timed calls (may be NULL). */
-	int (*flush)(char *e);
+	/* Evict caches before a timed batch (may be NULL): at least the n bytes
+	 * at p, the arrays the batch's calls are about to use. */
+	int (*flush)(const void *p, size_t n, char *e);
 	/* Facts about the device for the record's time.env (new reference). */
 	json_t *(*env)(void);
 	/* Measured peak rates {"copy_gbps", "sgemm_gflops", ...} for % of peak

@@ -755,7 +755,7 @@ static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const st
 			if (J->d->gen(p, a->dt, A->numel[i], &sp, e) < 0)
 				return -1;
 		}
-	if (J->d->flush && J->d->flush(e) < 0)
+	if (J->d->flush && J->d->flush(J->arena, (size_t)n * L->set, e) < 0)
 		return -1;
 	return J->d->sync ? J->d->sync(e) : 0;
 }
@@ -1128,7 +1128,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	}
 	for (int pass = an ? 1 : 0; pass < 2; pass++) {
 		for (int k = 0; k < CAL_BATCHES; k++) {
-			if ((J->d->flush && J->d->flush(e) < 0) || (J->d->sync && J->d->sync(e) < 0) ||
+			if ((J->d->flush && J->d->flush(J->arena, (size_t)n * L.set, e) < 0) || (J->d->sync && J->d->sync(e) < 0) ||
 			    run_batch(J, K_CAL, JOP_EMPTY, n, &L, &A, &cal[k]) < 0)
 				goto out;
 			idle[k] = 0;

@@ -196,8 +196,9 @@ static int c_call(ksci_call_fn fn, void **args, char *e)
 	return 0;
 }
 
-static int c_flush(char *e)
+static int c_flush(const void *p, size_t n, char *e)
 {
+	(void)p, (void)n; /* the whole L2: a memset of twice its size */
 	CK(cudaMemsetAsync(G.flushbuf, G.flushval++, G.flushbytes, 0), "L2 flush");
 	if (G.prop.persistingL2CacheMaxSize > 0)
 		CK(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
