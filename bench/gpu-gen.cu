@@ -17,14 +17,7 @@
 
 #include "../lib/cuda/judge_dev.cu"
 
-#define CK(x)                                                                        \
-	do {                                                                         \
-		cudaError_t e_ = (x);                                                \
-		if (e_ != cudaSuccess) {                                             \
-			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));     \
-			return 1;                                                    \
-		}                                                                    \
-	} while (0)
+#include "ck.cuh"
 
 __global__ void store4(float4 *p, size_t n4)
 {

@@ -22,14 +22,7 @@
 
 #include "../data/tasks/softmax/seed.cu"
 
-#define CK(x)                                                                        \
-	do {                                                                         \
-		cudaError_t e_ = (x);                                                \
-		if (e_ != cudaSuccess) {                                             \
-			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));     \
-			exit(1);                                                     \
-		}                                                                    \
-	} while (0)
+#include "ck.cuh"
 
 static const int ROWS_ALL = 4096 * 4096; // elements of one array
 static size_t set_bytes() { return 2 * (size_t)ROWS_ALL * sizeof(float); }

@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                        \
-	do {                                                                         \
-		cudaError_t e_ = (x);                                                \
-		if (e_ != cudaSuccess) {                                             \
-			fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));     \
-			exit(1);                                                     \
-		}                                                                    \
-	} while (0)
+#include "ck.cuh"
 
 __global__ void scale(const float4 *x, float4 *y, size_t n)
 {

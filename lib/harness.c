@@ -115,7 +115,6 @@ struct job {
 	struct kid_opts ko;
 	unsigned char *arena;
 	size_t arena_bytes;
-	double arena_mb;          /* GPU time mode: the arena's size, fixed before any child starts */
 	unsigned char handle[64]; /* the arena's (GPU: its IPC handle) */
 	int reused[NKIDS];        /* role w's processes come from an earlier job (struct keep) */
 	double deadline, spin_s;
@@ -1017,10 +1016,6 @@ static void anchor_store(const char *key, const json_t *res, uint32_t n, int rol
  * median) against 0.2-0.3 % with the batch at its length (docs/gpu.md,
  * "the arena's size"); 8 GiB where the device cannot tell; 256 MiB for
  * host memory. */
-/* When this judge last finished a timed loop (the warm-up's measure of an
- * idle GPU). */
-static double last_timed = -1e9;
-
 static double arena_default_mb(const struct job *J)
 {
 	if (!J->d->probe)
@@ -1032,6 +1027,10 @@ static double arena_default_mb(const struct job *J)
 	double mb = ((double)fr + (double)J->arena_bytes) / 2 / 1048576.0;
 	return mb > 32768 ? 32768 : mb < 1024 ? 1024 : mb;
 }
+/* When this judge last finished a timed loop (the warm-up's measure of an
+ * idle GPU). */
+static double last_timed = -1e9;
+
 /* Time the roles at one size.  NULL with *fail_res (the candidate is wrong
  * or a child failed) or e.  an: W holds the candidate and (where there is
  * one) the seed; the baseline comes from that anchor. */
@@ -1056,7 +1055,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	min_runs = min_runs > max_runs ? max_runs : min_runs;
 	double arena_mb = jnum(o, "arena_mb", 0);
 	if (arena_mb <= 0)
-		arena_mb = J->arena_mb > 0 ? J->arena_mb : arena_default_mb(J);
+		arena_mb = gpu && J->arena_bytes ? (double)J->arena_bytes / 1048576.0 : arena_default_mb(J);
 	struct arrays A;
 	if (prepare_fill(J, size, seed, 0, 1, 0, &A, e) < 0)
 		return NULL;
@@ -1833,15 +1832,13 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	 * the arena lies"). */
 	int early = timing && d->probe != NULL;
 	json_t *r = early ? dev_ready(d, e) : spawn_kids(&J, timing, e);
-	if (!r && early && !J.arena) {
+	if (!r && early && !J.arena) { /* time_size takes its size from it */
 		double mb = jnum(job, "arena_mb", 0);
-		J.arena_mb = mb > 0 ? mb : arena_default_mb(&J);
-		if (arena_ensure(&J, (size_t)(J.arena_mb * 1048576.0), e) < 0)
+		if (arena_ensure(&J, (size_t)((mb > 0 ? mb : arena_default_mb(&J)) * 1048576.0), e) < 0)
 			r = fault(ST_CRASHED, e);
 		else
 			progress("arena ready: %zu bytes", J.arena_bytes);
-	} else if (early && J.arena)
-		J.arena_mb = (double)J.arena_bytes / 1048576.0;
+	}
 	/* Otherwise the children start their devices while the judge starts its own. */
 	if (!r)
 		r = early ? spawn_kids(&J, timing, e) : dev_ready(d, e);

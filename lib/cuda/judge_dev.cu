@@ -66,17 +66,10 @@ extern "C" int cuda_fill(void *p, int dt, long long n, const struct gen_spec *s,
 	if ((dt == DT_F32 || dt == DT_I32 || dt == DT_U32) && (uintptr_t)p % 16 == 0 && n % 4 == 0) {
 		long long b4 = (n / 4 + 255) / 256;
 		fill4_kernel<<<(unsigned)(b4 < 132 * 16 ? b4 : 132 * 16), 256>>>((uint4 *)p, dt, n / 4, *s);
-		cudaError_t r4 = cudaGetLastError();
-		if (r4 != cudaSuccess) {
-			snprintf(e, 256, "generating inputs on the GPU: %s", cudaGetErrorString(r4));
-			return -1;
-		}
-		return 0;
+	} else {
+		long long blocks = (n + 255) / 256;
+		fill_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(p, dt, n, *s);
 	}
-	long long blocks = (n + 255) / 256;
-	if (blocks > 65536)
-		blocks = 65536;
-	fill_kernel<<<(unsigned)blocks, 256>>>(p, dt, n, *s);
 	cudaError_t r = cudaGetLastError();
 	if (r != cudaSuccess) {
 		snprintf(e, 256, "generating inputs on the GPU: %s", cudaGetErrorString(r));
