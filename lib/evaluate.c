@@ -461,7 +461,7 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "peak_gflops", json_real(o->peak_gflops));
 	if (o->stop_below > 0)
 		json_object_set_new(job, "stop_below", json_real(o->stop_below));
-	if (jd && o->anchor_every > 0)
+	if (jd && o->anchor_every >= 0 && strcmp(o->mode, "time") == 0)
 		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));

@@ -33,7 +33,7 @@ struct eval_opts {
 	double peak_gbps, peak_gflops; /* time: peaks given instead of the measured ones (0: measured) */
 	double noise;         /* time: the method's relative spread between judges, for intervals (0: the back end's) */
 	double stop_below;    /* time: stop a candidate whose speedup vs the seed falls below this (0: never) */
-	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one) */
+	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one; -1: the back end's default, 8 on a GPU, 0 on the CPU) */
 	int force;            /* redo records already past this stage */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
 	int fresh_judge;      /* a new judge process for every record (default: one long-lived judge per back end) */

@@ -949,6 +949,16 @@ static struct anchor {
 static int nanchors;
 static long jobs_served;
 
+/* Candidates an anchor serves: the job's "anchor_every", else 8 on a GPU
+ * (on an H100 the A/A of softmax held at 20/20 within 1 %, max 0.77 %,
+ * with 35.6 new candidates a minute against 26.2 with every role timed
+ * every time; docs/gpu.md "Throughput") and 0 on the CPU, where it was
+ * not measured. */
+static int anchor_every(const struct job *J)
+{
+	return (int)jnum(J->j, "anchor_every", J->d->probe ? 8 : 0);
+}
+
 static struct anchor *anchor_find(const char *key)
 {
 	for (int i = 0; i < nanchors; i++)
@@ -960,7 +970,7 @@ static struct anchor *anchor_find(const char *key)
 /* Whether anchor a may serve this job (why not in *why). */
 static int anchor_valid(struct job *J, const struct anchor *a, const char **why)
 {
-	int every = (int)jnum(J->j, "anchor_every", 0);
+	int every = anchor_every(J);
 	struct dev_state now;
 	*why = NULL;
 	if (a->uses >= every)
@@ -1030,6 +1040,10 @@ static double arena_default_mb(const struct job *J)
 /* When this judge last finished a timed loop (the warm-up's measure of an
  * idle GPU). */
 static double last_timed = -1e9;
+
+/* Attempts at a size before the checks on the timing itself condemn a
+ * candidate (time_size). */
+#define XCHECK_TRIES 3
 
 /* Time the roles at one size.  NULL with *fail_res (the candidate is wrong
  * or a child failed) or e.  an: W holds the candidate and (where there is
@@ -1167,6 +1181,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	}
 	double ovh = median_of(cal, CAL_BATCHES), idle_probe = median_of(idle, CAL_BATCHES);
 	double busy_at = gpu ? fmax(1e-3, 20 * idle_probe) : INFINITY;
+	int attempt = 1;
+retime: /* again from here when an attempt's timing failed its own checks (below) */
 	progress("batches of %u calls; the exchange costs %.1f us; timing", n, ovh * 1e6);
 	/* Warm-up at the batch size: two batches of each role in each of its
 	 * processes, and at least 0.1 s, so the clocks have left whatever state
@@ -1283,17 +1299,20 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	last_timed = proc_now();
 	progress("timed: %zu batches of %u calls each in %.3f s (inputs %.3f, batches %.3f, probe and state %.3f, "
 		 "checks %.3f)", W[0].n, n, proc_now() - t0, spent[0], spent[1], spent[2], spent[3]);
-	if (W[0].busy * 10 > W[0].n) {
-		*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
-		json_object_set_new(*fail_res, "message",
-				    json_sprintf("the GPU was still busy after the candidate said it was done, in %zu of %zu "
-						 "batches (a probe waited up to %.0f us): work left running outside the call",
-						 W[0].busy, W[0].n, maxprobe * 1e6));
-		goto out;
-	}
-	/* The cross-check, on medians (single batches jitter by a context
-	 * switch): the device's events on the default stream must account for
-	 * nearly all of what the judge's clock saw. */
+	/* The two checks on the timing itself (work left running after "done",
+	 * work the default stream's events do not see) are evidence about an
+	 * attempt, not about a call's result: on an H100 the first 2 of 64
+	 * honest softmax children failed the cross-check (3.0 and 2.1 ms beyond
+	 * the events in batches of 22 and 15 ms) while a pipeline started, the
+	 * next 62 saw 0.02-0.04 ms (docs/gpu.md).  So a failed attempt is timed
+	 * again, its batches dropped; a candidate is condemned only when
+	 * XCHECK_TRIES attempts in a row fail.  The verdict stands on the last
+	 * attempt alone, so a kernel that cheats in some attempts gains nothing
+	 * from the one it passed honestly; the exchange's cost and the idle
+	 * probe are not measured again, so work a failed attempt left running
+	 * cannot inflate them (a larger cost subtracted from every role would
+	 * raise a faster kernel's ratio). */
+	int busy = W[0].busy * 10 > W[0].n;
 	double excess[3] = {0, 0, 0};
 	for (int k = 0; k < nw; k++)
 		if (W[k].nx) {
@@ -1301,22 +1320,42 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			memcpy(tmp, W[k].x, W[k].nx * sizeof *tmp);
 			excess[k] = median_of(tmp, W[k].nx);
 		}
-	if (W[0].nx) {
-		double per = 0;
-		{
-			double tmp[W[0].n];
-			memcpy(tmp, W[0].s, W[0].n * sizeof *tmp);
-			per = median_of(tmp, W[0].n) * n;
-		}
-		if (stats_xcheck_disagree(excess[0], per)) {
-			*fail_res = json_pack("{s:b, s:s}", "ok", 0, "status", ST_WRONG);
-			json_object_set_new(*fail_res, "message",
-					    json_sprintf("timing cross-check failed: the judge's clock saw %.0f us per batch of %u "
-							 "calls beyond the device's events on the default stream (median of %zu "
-							 "batches, of %.0f us): work left on another stream?", excess[0] * 1e6, n,
-							 W[0].nx, per * 1e6));
-			goto out;
-		}
+	double per = 0;
+	if (W[0].n) {
+		double tmp[W[0].n];
+		memcpy(tmp, W[0].s, W[0].n * sizeof *tmp);
+		per = median_of(tmp, W[0].n) * n;
+	}
+	int disagree = W[0].nx && stats_xcheck_disagree(excess[0], per);
+	if ((busy || disagree) && attempt < XCHECK_TRIES) {
+		progress("attempt %d of %d failed (%s: %zu of %zu batches busy after done; %.0f us a batch beyond the events, "
+			 "of %.0f us); timing again", attempt, XCHECK_TRIES, busy ? "busy" : "cross-check", W[0].busy, W[0].n,
+			 excess[0] * 1e6, per * 1e6);
+		attempt++;
+		for (int k = 0; k < nw; k++)
+			W[k].n = W[k].nx = W[k].busy = 0;
+		goto retime;
+	}
+	if (busy) {
+		*fail_res = json_pack("{s:b, s:s, s:i}", "ok", 0, "status", ST_WRONG, "attempts", attempt);
+		json_object_set_new(*fail_res, "message",
+				    json_sprintf("the GPU was still busy after the candidate said it was done, in %zu of %zu "
+						 "batches (a probe waited up to %.0f us), in each of %d attempts: work left "
+						 "running outside the call",
+						 W[0].busy, W[0].n, maxprobe * 1e6, attempt));
+		goto out;
+	}
+	/* The cross-check, on medians (single batches jitter by a context
+	 * switch): the device's events on the default stream must account for
+	 * nearly all of what the judge's clock saw. */
+	if (disagree) {
+		*fail_res = json_pack("{s:b, s:s, s:i}", "ok", 0, "status", ST_WRONG, "attempts", attempt);
+		json_object_set_new(*fail_res, "message",
+				    json_sprintf("timing cross-check failed in each of %d attempts: the judge's clock saw %.0f us "
+						 "per batch of %u calls beyond the device's events on the default stream (median "
+						 "of %zu batches, of %.0f us): work left on another stream?",
+						 attempt, excess[0] * 1e6, n, W[0].nx, per * 1e6));
+		goto out;
 	}
 	res = json_pack("{s:O, s:i, s:f, s:f}", "size", size, "batch_calls", (int)n, "overhead_us", ovh * 1e6, "arena_mb",
 			floor(arena_mb));
@@ -1379,6 +1418,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		if (W[k].nx)
 			json_object_set_new(json_object_get(res, W[k].name), "xcheck_excess_us", json_real(excess[k] * 1e6));
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
+	if (attempt > 1)
+		json_object_set_new(res, "attempts", json_integer(attempt));
 	if ((ds = states_json(&S)))
 		json_object_set_new(res, "device_state", ds);
 out:
@@ -1452,7 +1493,7 @@ static json_t *time_all(struct job *J, char *e)
 			json_object_set_new(J->peak, "sgemm_gflops", json_real(given_gf));
 		json_object_set_new(J->peak, "given", json_true());
 	}
-	int anchoring = jnum(j, "anchor_every", 0) > 0 && nw > 1; /* anchors: a judge that serves many jobs */
+	int anchoring = anchor_every(J) > 0 && nw > 1; /* anchors: a judge that serves many jobs */
 	/* "only_size": k times benchmark size k alone (profiling one size under ncu). */
 	const json_t *only = json_object_get(j, "only_size");
 	json_array_foreach(J->bench, i, size)

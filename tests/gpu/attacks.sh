@@ -21,7 +21,8 @@
 #    8 procs        fork, process_vm_readv, PTRACE_ATTACH and kill on its
 #                   parent, then correct  -> all =-1 in the log, verified
 #    9 side stream  tests/gpu/sidestream.cu (the same kernel run.sh times):
-#                   the work on a non-blocking stream -> ktime wrong (cross-check)
+#                   the work on a non-blocking stream -> ktime wrong (cross-check,
+#                   in each of 3 attempts)
 #   10 persist      a persistent kernel left spinning on its own stream past
 #                   "done"      -> ktime timeout (or wrong, busy probe), not timed
 #   11 testsize     right at the test sizes, garbage from n = 2^20
@@ -274,6 +275,12 @@ if gpu; then
 	is "sidestream: verified" verified "$(st sidestream v)"
 	is "sidestream: ktime wrong" wrong "$(st sidestream t)"
 	check "sidestream: the message is the timing cross-check's" grep -q "cross-check" <<<"$(msg sidestream time)"
+	# A failed cross-check is timed again (an honest kernel failed it once
+	# while 16 nvcc started beside the judge); the cheat fails every time.
+	check "sidestream: condemned only after 3 attempts (the message)" grep -q "in each of 3 attempts" \
+		<<<"$(msg sidestream time)"
+	check "sidestream: attempts 1 and 2 timed again (the judge's log)" grep -q "attempt 2 of 3 failed" \
+		<<<"$(logof sidestream time)"
 fi
 
 # 10. A persistent kernel left spinning past "done": the child's device sync

@@ -97,6 +97,8 @@ expect_eq "ktime: both timed" "timed timed" "$(jq -r .status t.nd | xargs)"
 expect_eq "ktime: one judge, jobs 1 and 2" "1 1 1 2" "$(jq -r '"\(.time.judge.started) \(.time.judge.job)"' t.nd | xargs)"
 ok "ktime: the second job took over the first's baseline and seed processes" \
 	jq -se '.[1].time.log | test("baseline; seed kept from an earlier job")' t.nd
+expect_eq "ktime's default on the c back end: no anchors (baseline and seed with every candidate)" "null null" \
+	"$(jq -r '.time.sizes[0].anchor' t.nd | xargs)"
 
 # --- anchors: baseline and seed timed once per N candidates ------------------
 for i in 1 2 3 4; do jq -c --arg i "$i" '.id += $i' vv.nd; done | head -n 4 >v4.nd
