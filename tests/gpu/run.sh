@@ -67,6 +67,27 @@ expect cached-result wrong      ""                      time   axpy "$here/cache
 expect side-stream   wrong      "cross-check"           time   axpy "$here/sidestream.cu"
 expect uninit-output wrong      "never written"         verify axpy "$here/uninit.cu" --all-sizes
 
+# anchors-idle-gpu: ktime's anchors (every 8 candidates by default on a GPU)
+# survive a GPU left idle between candidates.  Four candidates a second apart:
+# the first measures the anchors, the other three use them.  (The anchors
+# were once checked against clocks read before a job, which on an H200 read
+# idle clocks and renewed matmul's anchor for 13 of 20 candidates; on an
+# H100 this test passed with that check too, so it guards the anchors' use,
+# not that bug.)
+record axpy "$here/good.cu" | kcompile 2>"$tmp/err" | kverify 2>>"$tmp/err" >"$tmp/anchor.v.json" || true
+out=$(for i in 1 2 3 4; do jq -c --arg i "$i" '.id += "-" + $i' "$tmp/anchor.v.json"; sleep 1; done |
+	ktime --budget 0.3 2>>"$tmp/err" | jq -r '[.time.sizes[].anchor.cached] | map(tostring) | join(",")' | paste -sd ' ') || true
+want=$(jq -r '[.bench_cuda // .bench | .[] | "x"] | map("false") | join(",")' "$here/tasks/axpy/task.json")
+want="$want ${want//false/true} ${want//false/true} ${want//false/true}"
+if [ "$out" = "$want" ]; then
+	pass=$((pass + 1))
+	printf 'ok   %-22s %s\n' anchors-idle-gpu "anchors per size, four candidates: $out"
+else
+	fail=$((fail + 1))
+	printf 'FAIL %-22s got %s want %s\n' anchors-idle-gpu "$out" "$want"
+	tail -5 "$tmp/err" | sed 's/^/     | /'
+fi
+
 export KSCI_TASKS=$ROOT/data/tasks
 for t in matmul softmax; do
 	expect "$t-seed"      verified "" verify "$t" "$ROOT/data/tasks/$t/seed.cu"
