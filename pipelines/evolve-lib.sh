@@ -15,7 +15,7 @@
 # or returns 1 when OPT is not one of them.
 task=matmul backend=c gens=5 pop=8 archive="" strategy=tournament seed=1
 generator=${KSCI_PROVIDER:-mutate} model="" budget="" quiet=0 max_pf=3 stop_slower=0.5
-max_usd="" max_tokens="" max_minutes="" target="" plateau="" prices="" ledger="" run_start=0 compose=on
+max_usd="" max_tokens="" max_minutes="" target="" plateau="" prices="" ledger="" run_start=0 compose=on race=""
 prog=${0##*/}
 sel_opts=() gen_opts=()
 evolve_option() {
@@ -25,7 +25,7 @@ evolve_option() {
 	--task | --backend | --generations | --population | --archive | --strategy | --seed | \
 		--provider | --generator | --model | --budget | --kselect-opt | --kgen-opt | --max-provider-failures | \
 		--stop-slower | --max-usd | --max-tokens | --max-minutes | --target-speedup | --plateau | --prices | --ledger | \
-		--compose)
+		--compose | --race)
 		[ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value" >&2; exit 2; } ;;
 	*) return 1 ;;
 	esac
@@ -53,6 +53,9 @@ evolve_option() {
 	--ledger) ledger=$2 ;;
 	--compose)
 		case $2 in on | off) compose=$2 ;; *) echo "${0##*/}: --compose: \"$2\" is not on or off" >&2; exit 2 ;; esac ;;
+	--race)
+		case $2 in '' | *[!0-9]*) echo "${0##*/}: --race: \"$2\" is not a non-negative integer" >&2; exit 2 ;; esac
+		race=$2 ;;
 	esac
 }
 
@@ -349,16 +352,18 @@ evolve_summary() {
 # generation of this task/back end, -1: none), best (the best speedup over
 # the seed so far, 1 when there is none: ktime --best) and, for the stop
 # rules, the best candidate's best_id, best_gen and best_seed (its
-# speedup_vs_seed; each empty when there is none); exit status 4 (damaged)
+# speedup_vs_seed; each empty when there is none) and best_base (its
+# speedup_vs_baseline, 0: none; the race's bar); exit status 4 (damaged)
 # or 3 when the archive cannot be read completely.
 evolve_read_state() {
 	local s
-	last=-1 best=1 best_id="" best_gen="" best_seed=""
+	last=-1 best=1 best_id="" best_gen="" best_seed="" best_base=0
 	[ -s "$archive" ] || return 0
 	s=$(evolve_summary) || return
-	IFS=$'\x1f' read -r last best best_id best_gen best_seed < <(jq -r '[.last_generation,
+	IFS=$'\x1f' read -r last best best_id best_gen best_seed best_base < <(jq -r '[.last_generation,
 		(.best.speedup_vs_seed // 1 | if . > 0 then . else 1 end),
-		(.best.id // ""), (.best.generation // ""), (.best.speedup_vs_seed // "")]
+		(.best.id // ""), (.best.generation // ""), (.best.speedup_vs_seed // ""),
+		(.best.speedup_vs_baseline // 0)]
 		| map(tostring) | join("\u001f")' <<<"$s")
 }
 

@@ -33,7 +33,8 @@ usage: evolve-parallel.sh [options]
   --kselect-opt OPT, --kgen-opt OPT, --kcompile-opt OPT, --kverify-opt OPT,
   --ktime-opt OPT, --max-provider-failures K, --stop-slower F, -q/--quiet,
   --max-usd X, --max-tokens N, --max-minutes M, --target-speedup S, --plateau G,
-  --prices FILE, --ledger FILE, --max-fix N, --tune N, --findings DIR, --compose on|off
+  --prices FILE, --ledger FILE, --max-fix N, --tune N, --findings DIR, --compose on|off,
+  --race K
                        (see evolve.sh --help; the fix rounds, the tune pass and the
                        composition run as the generation's main step does: kgen here,
                        the stages spread)
@@ -198,6 +199,23 @@ recheck() {
 	mv "$p.merged.ndjson" "$gdir/all.ndjson"
 }
 
+# race_time IN OUT BUDGET: one round of the race (pipelines/evolve-passes.sh),
+# ktime again on IN with BUDGET, spread like the stages.  0; 3 incomplete
+# (said).
+# shellcheck disable=SC2317 # called through passes_race
+race_time() {
+	local rc
+	set +e
+	"$here/spread.sh" --work "$race_dir/spread.$3" --out "$2" "${spread_opts[@]}" --stages time --force \
+		--budget "$3" "$1" 8>&-
+	rc=$?
+	set -e
+	case $rc in
+	0 | 1) return 0 ;;
+	*) echo "evolve-parallel.sh: generation $g: the race incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
+	esac
+}
+
 # compose_pass G: after generation G is appended, the composition of the
 # archive's per-size winners (pipelines/evolve-passes.sh): kgen here, the
 # stages spread, appended to G.  Lost if the run stops before it ends (the
@@ -263,6 +281,8 @@ while :; do
 	if [ "$generator" != mutate ]; then passes "$g" || exit; fi
 	cat "$gdir/results.ndjson" "$gdir"/pass-*.new.ndjson >"$gdir/all.ndjson" 2>/dev/null || true
 	recheck "$g" || exit
+	mkdir -p "$gdir/race"
+	out_race=$gdir/all.ndjson race_dir=$gdir/race passes_race "$g" race_time || exit
 	"$here/archive-append.sh" "$archive" "$gdir/all.ndjson" 8>&- || exit 3
 	compose_pass "$g" || exit
 	tmp_findings=$gdir/findings.out

@@ -14,6 +14,14 @@
 #         (time.implausible) is verified again with more seeds and timed
 #         again before the generation is appended; one still above the
 #         peak keeps the flag with rechecked: true (held back);
+#   race  (--race K; default 4 on cuda and hip, 0 on c) the generation's K
+#         fastest timed children (speedup_vs_baseline) that could take the
+#         crown — their interval reaches the archive's best — are timed again
+#         with twice the budget, the slower half dropped, the rest timed
+#         again with twice that, until one is left (successive halving); each
+#         keeps its longest timing, its rounds in time.race, the last one
+#         standing time.race.won; the crown rule (kselect) then decides on
+#         these longer timings;
 # and, once the generation is appended,
 #   compose  (cuda, hip; --compose on) kgen --generator compose makes one
 #         candidate of the archive's per-size winners, when they differ,
@@ -101,4 +109,91 @@ passes_recheck_merge() {
 		($new | map(select(.id) | {key: .id, value: (if (.time.implausible | type) == "object"
 			then .time.implausible.rechecked = true else . end)}) | from_entries) as $m
 		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
+}
+
+# passes_race_k: the race's K (--race, else 4 on cuda and hip, 0 on c).
+passes_race_k() {
+	if [ -n "$race" ]; then echo "$race"; elif [ "$backend" = c ]; then echo 0; else echo 4; fi
+}
+
+# passes_race_budget R: round R's ktime --budget, 2^R times the
+# generation's (--budget, else ktime's default: 0.5 s on a GPU, 1 s on c).
+passes_race_budget() {
+	local b=${budget:-}
+	[ -n "$b" ] || if [ "$backend" = c ]; then b=1; else b=0.5; fi
+	awk -v b="$b" -v r="$1" 'BEGIN { printf "%g\n", b * 2 ^ r }'
+}
+
+# passes_race_input IN OUT K BAR: the race's contenders of IN — timed, not
+# held back as implausible, with a speedup over the baseline whose interval
+# (or value) reaches BAR — the K fastest, each with its round 0 (the
+# generation's own timing) in time.race.
+passes_race_input() {
+	jq -c --argjson bar "$4" 'select(.status == "timed" and (.time.speedup_vs_baseline | type == "number") and
+			(.time.implausible | type != "object") and
+			((.time.speedup_vs_baseline_ci[1]? // .time.speedup_vs_baseline) >= $bar))' "$1" |
+		jq -sc --argjson k "$3" '(sort_by(-.time.speedup_vs_baseline) | .[:$k]) as $c | $c[]
+			| .time.race = {contenders: ($c | length), rounds: [{round: 0, budget_s: null, status: .status,
+				speedup_vs_baseline: .time.speedup_vs_baseline, speedup_vs_baseline_ci: .time.speedup_vs_baseline_ci}]}
+			| .time.race.rounds[0] |= with_entries(select(.value != null))' >"$2"
+}
+
+# passes_race_carry BEFORE AFTER R B OUT: AFTER's records (timed again in
+# round R with budget B) with BEFORE's race history and round R added.
+passes_race_carry() {
+	jq -c --slurpfile before "$1" --argjson r "$3" --argjson b "$4" '
+		($before | map({key: .id, value: .time.race}) | from_entries) as $h
+		| .time.race = ($h[.id] // {rounds: []})
+		| .time.race.rounds += [{round: $r, budget_s: $b, status: .status,
+			speedup_vs_baseline: .time.speedup_vs_baseline, speedup_vs_baseline_ci: .time.speedup_vs_baseline_ci}
+			| with_entries(select(.value != null))]' "$2" >"$5"
+}
+
+# passes_race_top IN N: the N fastest timed records of IN, on stdout.
+passes_race_top() {
+	jq -sc --argjson n "$2" 'map(select(.status == "timed" and (.time.speedup_vs_baseline | type == "number")))
+		| sort_by(-.time.speedup_vs_baseline) | .[:$n] | .[]' "$1"
+}
+
+# passes_replace OUT RES: OUT with each record that RES holds again (by id)
+# replaced by RES's, on stdout.
+passes_replace() {
+	jq -c --slurpfile new "$2" '($new | map(select(.id) | {key: .id, value: .}) | from_entries) as $m
+		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
+}
+
+# passes_race G TIMER: the race of generation G's records in $out_race (a
+# file, rewritten in place), timing each round with "TIMER IN OUT BUDGET"
+# (the caller's: ktime here, spread.sh across slots); the work in
+# $race_dir.  0; 3 a round failed (TIMER's status, said by TIMER).
+passes_race() {
+	local g=$1 timer=$2 k r=0 n b
+	k=$(passes_race_k)
+	[ "$k" -gt 0 ] || return 0
+	passes_race_input "$out_race" "$race_dir/race-0.ndjson" "$k" "$best_base"
+	n=$(wc -l <"$race_dir/race-0.ndjson")
+	[ "$n" -gt 0 ] || return 0
+	cp "$race_dir/race-0.ndjson" "$race_dir/race-all.ndjson"
+	cp "$race_dir/race-0.ndjson" "$race_dir/race-in.ndjson"
+	while :; do
+		r=$((r + 1))
+		b=$(passes_race_budget "$r")
+		"$timer" "$race_dir/race-in.ndjson" "$race_dir/race-out.ndjson" "$b" || return 3
+		passes_race_carry "$race_dir/race-in.ndjson" "$race_dir/race-out.ndjson" "$r" "$b" "$race_dir/race-timed.ndjson"
+		passes_replace "$race_dir/race-all.ndjson" "$race_dir/race-timed.ndjson" >"$race_dir/race-all.tmp"
+		mv "$race_dir/race-all.tmp" "$race_dir/race-all.ndjson"
+		# Two or fewer: the faster wins; more: the faster half runs again
+		# (one that is no longer timed drops out).
+		if [ "$n" -le 2 ]; then n=1; else n=$(((n + 1) / 2)); fi
+		passes_race_top "$race_dir/race-timed.ndjson" "$n" >"$race_dir/race-in.ndjson"
+		n=$(wc -l <"$race_dir/race-in.ndjson")
+		[ "$n" -gt 1 ] || break
+	done
+	jq -c --slurpfile w "$race_dir/race-in.ndjson" '($w | map(.id)) as $won
+		| .time.race.won = (.id as $i | $won | index($i) != null)' "$race_dir/race-all.ndjson" >"$race_dir/race-final.ndjson"
+	passes_replace "$out_race" "$race_dir/race-final.ndjson" >"$race_dir/race-merged.ndjson"
+	mv "$race_dir/race-merged.ndjson" "$out_race"
+	[ "$quiet" = 1 ] || echo "$prog: generation $g: raced $(wc -l <"$race_dir/race-0.ndjson") children in $r rounds: $(jq -r \
+		'"\(.id) won, \(.time.speedup_vs_baseline * 1000 | round / 1000)x the baseline"' "$race_dir/race-in.ndjson" |
+		head -n 1 | grep . || echo "none stayed timed")" >&2
 }

@@ -50,6 +50,11 @@ usage: evolve.sh [options]
   --compose on|off     cuda and hip: after each generation, one candidate made of the
                        archive's per-size winners (kgen --generator compose) when they
                        differ, verified, timed and appended to the generation (default: on)
+  --race K             before a generation is appended, its K fastest timed children that
+                       could take the best's place are timed again with twice the budget,
+                       the slower half dropped, again with twice that, until one is left
+                       (successive halving; time.race in each; default: 4 on cuda and hip,
+                       0 on c; 0: none)
   --stop-slower F      stop timing a child whose speedup over the seed falls below F
                        times the best so far: status slow (ktime --stop-slower;
                        default: 0.5; 0: time every child in full)
@@ -205,6 +210,20 @@ recheck_pass() {
 	mv "$tmp/recheck-merged.ndjson" "$out"
 }
 
+# race_time IN OUT BUDGET: one round of the race (pipelines/evolve-passes.sh):
+# ktime again on IN with BUDGET.  0; 3 ktime failed (said).
+# shellcheck disable=SC2317 # called through passes_race
+race_time() {
+	local rc
+	set +e
+	ktime --force "${time_opts[@]}" --budget "$3" <"$1" >"$2" 8>&-
+	rc=$?
+	set -e
+	[ "$rc" -lt 2 ] && return 0
+	echo "evolve.sh: generation $g: the race failed (ktime exit $rc); archive unchanged" >&2
+	return 3
+}
+
 # compose_pass G: after generation G is appended, the composition of the
 # archive's per-size winners through the stages, appended to G as a member
 # of its own.  0; 3 a stage failed or the append did (said); 4 the archive
@@ -270,6 +289,7 @@ while :; do
 	if [ "$max_fix" -gt 0 ] && [ "$generator" != mutate ]; then fix_pass "$g" || exit; fi
 	if [ "$tune" -gt 0 ] && [ "$generator" != mutate ]; then tune_pass "$g" || exit; fi
 	recheck_pass "$g" || exit
+	out_race=$out race_dir=$tmp passes_race "$g" race_time || exit
 	# One gzip member per generation through karchive append: every line
 	# checked to read back the same (else nothing is appended), the member
 	# written in one go under ARCHIVE.lock and fsynced, a failed write cut
