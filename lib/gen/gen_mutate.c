@@ -5,7 +5,9 @@
  * request's child index, and the first ones whose child is not yet known are
  * taken: repeated requests for one parent (the same generation's other
  * children, or later generations reading the archive) walk the whole
- * neighbourhood without repeats.
+ * neighbourhood without repeats.  A request whose strategy names a knob
+ * (kselect's bandit over knobs: strategy.knob) gets that knob's moves first,
+ * so the bandit's arms are the knobs that paid off.
  */
 #include "gen_mutate.h"
 
@@ -26,6 +28,29 @@ static json_t *changes_of(const struct mut_knobs *k, const struct mut_move *m)
 							 kb->choices[m->c[j].choice], "line", kb->line));
 	}
 	return changes;
+}
+
+/* 2: a single move of knob a, 1: a pair with it, 0: neither. */
+static int arm_rank(const struct mut_move *m, size_t a)
+{
+	for (int j = 0; j < m->n; j++)
+		if (m->c[j].knob == a)
+			return m->n == 1 ? 2 : 1;
+	return 0;
+}
+
+/* Stable: the moves of knob a first (singles, then pairs), each group in
+ * its seeded order. */
+static void arm_first(struct mut_move *mv, size_t n, size_t a)
+{
+	size_t o = 0;
+	for (int want = 2; want >= 1; want--)
+		for (size_t i = o; i < n; i++)
+			if (arm_rank(&mv[i], a) == want) {
+				struct mut_move t = mv[i];
+				memmove(&mv[o + 1], &mv[o], (i - o) * sizeof *mv);
+				mv[o++] = t;
+			}
 }
 
 int gen_mutate_request(struct gen *g, const json_t *req)
@@ -56,6 +81,16 @@ int gen_mutate_request(struct gen *g, const json_t *req)
 		mut_free(&k);
 		return gen_emit_error(g, req, "mutate", "internal", "out of memory");
 	}
+	/* kselect's bandit over knobs names the knob its arm pulls
+	 * (strategy.knob): the moves that change it go first, in the seeded
+	 * order, its single moves before its pairs; the rest follow. */
+	const char *arm = rec_str(json_object_get(req, "strategy"), "knob");
+	int armk = -1;
+	for (size_t i = 0; arm && i < k.n; i++)
+		if (strcmp(k.v[i].name, arm) == 0)
+			armk = (int)i;
+	if (armk >= 0)
+		arm_first(moves, nm, (size_t)armk);
 	int made = 0, rc = 0;
 	size_t tried = 0;
 	for (size_t i = 0; i < nm && made < g->children && rc == 0; i++) {
@@ -80,6 +115,9 @@ int gen_mutate_request(struct gen *g, const json_t *req)
 		json_t *st = json_object_get(req, "strategy");
 		if (st)
 			json_object_set(origin, "strategy", st);
+		if (arm)
+			json_object_set_new(origin, "knob_arm",
+					    json_pack("{s:s, s:b}", "knob", arm, "changed", armk >= 0 && arm_rank(&moves[i], (size_t)armk) > 0));
 		json_object_set_new(c, "origin", origin);
 		rc = gen_emit_child(g, c, id);
 		made++;

@@ -141,4 +141,20 @@ kgen --archive "$T/nonexistent" </dev/null 2>/dev/null
 expect_eq "missing archive exits 3" 3 "$?"
 ok "--help exits 0" kgen --help
 
+# mutate-ignored-the-bandits-knob: kselect's bandit over knobs names the knob
+# its arm pulls (strategy.knob); mutate used to pick moves in its seeded order
+# whatever the arm.  Now the arm's single moves come first, then its pairs.
+for s in 1 2 3 4 5; do
+	jq -c '.strategy = {name: "bandit", arm: "knob:VEC", knob: "VEC", seed: 7}' "$T/req.nd" |
+		kgen --seed "$s" --children 3 >"$T/arm$s.nd"
+done
+expect_eq "strategy.knob VEC: the first child of each of 5 seeds changes VEC alone" "VEC VEC VEC VEC VEC" \
+	"$(for s in 1 2 3 4 5; do head -n 1 "$T/arm$s.nd" | jq -r '.origin.changes | map(.knob) | join("+")'; done | xargs)"
+expect_eq "then VEC's pairs (VEC has one other value: one single move)" "0" \
+	"$(for s in 1 2 3 4 5; do sed -n '2,3p' "$T/arm$s.nd"; done | jq -r 'select(.origin.changes | map(.knob) | index("VEC") | not) | .id' | wc -l)"
+expect_eq "origin.knob_arm says the arm and that the child changed it" '{"knob":"VEC","changed":true}' \
+	"$(head -n 1 "$T/arm1.nd" | jq -c .origin.knob_arm)"
+jq -c '.strategy = {name: "bandit", arm: "knob:NOPE", knob: "NOPE"}' "$T/req.nd" | kgen --seed 1 --children 5 >"$T/nope.nd"
+expect_eq "an arm the base has no knob for: the seeded order, knob_arm.changed false" \
+	"$(jq -r .id "$T/kids.nd" | xargs) false" "$(jq -r .id "$T/nope.nd" | xargs) $(jq -r .origin.knob_arm.changed "$T/nope.nd" | sort -u)"
 done_testing
