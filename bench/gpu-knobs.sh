@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bench/gpu-knobs.sh — a task's cuda seed with chosen ktune knob values,
+# each variant verified at every test size and timed at the bench sizes
+# against the baseline and the seed (kcompile | kverify | ktime), one table:
+# per variant and size the median µs, % of the device's measured copy
+# bandwidth, speedup over the baseline; with --torch also torch's own
+# operation at the same sizes (CUDA events, median of 100 after 10 warm-up),
+# where the task names one (softmax: torch.softmax over the last dimension).
+#   usage: bench/gpu-knobs.sh [--torch] TASK 'KNOB=V KNOB=V ...' ...
+#   (one quoted argument a variant; '' is the seed as it is)
+#   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records in $OUT (or ./gpu-logs)
+set -euo pipefail
+case ${1:-} in -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+torch=0
+[ "${1:-}" = --torch ] && { torch=1; shift; }
+[ $# -ge 2 ] || { echo "usage: bench/gpu-knobs.sh [--torch] TASK 'KNOB=V ...' ..." >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$here/.." && pwd)
+export PATH="${KSCIBIN:-$ROOT/build/gpu/bin}:$PATH"
+export KSCI_TASKS=${KSCI_TASKS:-$ROOT/data/tasks}
+task=$1
+shift
+out=${OUT:-$PWD/gpu-logs}/knobs
+mkdir -p "$out"
+seed=$KSCI_TASKS/$task/seed.cu
+i=0
+for v in "$@"; do
+	src=$(cat "$seed")
+	for kv in $v; do
+		k=${kv%%=*} val=${kv#*=}
+		grep -q "^#define $k " "$seed" || { echo "gpu-knobs: $task's seed has no knob $k" >&2; exit 2; }
+		src=$(printf '%s\n' "$src" | sed "s/^#define $k [^ ]* /#define $k $val /")
+	done
+	jq -cn --arg t "$task" --arg s "$src" --arg id "v$i" --arg v "${v:-seed}" \
+		'{id: $id, task: $t, backend: "cuda", generation: 1, parents: [], source: $s, status: "generated", note: $v}'
+	i=$((i + 1))
+done | kcompile -j 8 2>"$out/$task.err" | kverify 2>>"$out/$task.err" | ktime 2>>"$out/$task.err" >"$out/$task.nd"
+echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
+jq -r '.note as $v | if .status != "timed" then "\($v)\t\(.status)\t\((.time // .verify // .compile).message // "" | .[0:200])"
+	else .time.sizes[] | "\($v)\t\(.size | to_entries | map("\(.value)") | join("x"))\t\(.candidate.median_us * 100 | round / 100) us\t\(.pct_peak_bw // 0 | . * 10 | round / 10) % of copy bw\t\(.speedup_vs_baseline * 1000 | round / 1000)x baseline (\(.baseline.median_us * 100 | round / 100) us)\tseed \(.seed.median_us * 100 | round / 100) us" end' "$out/$task.nd"
+if [ "$torch" = 1 ]; then
+	python3 - "$KSCI_TASKS/$task/task.json" <<'PY'
+import json, sys
+import torch
+t = json.load(open(sys.argv[1]))
+ops = {"softmax": lambda s: (lambda x: torch.softmax(x, dim=-1), (s["rows"], s["cols"]))}
+if t["name"] not in ops:
+    print("torch: no operation named for", t["name"]); sys.exit(0)
+for s in t.get("bench_cuda", t["bench"]):
+    f, shape = ops[t["name"]](s)
+    xs = [torch.rand(shape, device="cuda") * 2 - 1 for _ in range(8)]  # rotated: no input left in L2
+    for i in range(10): f(xs[i % 8])
+    ts = []
+    for i in range(100):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); f(xs[i % 8]); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b) * 1000)
+    ts.sort()
+    print("torch\t%s\t%.2f us (median of 100, 8 inputs in turn)" % ("x".join(str(v) for v in s.values()), ts[50]))
+PY
+fi
