@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bench/gpu-offline.sh — the offline search a user with no model key gets:
+# evolve.sh with kgen's mutate on a task's cuda seed (compose and the race at
+# their defaults), stopped after M minutes; then per benchmark size the
+# fastest timed candidate (µs, % of the copy bandwidth, its id, generator
+# and knob values), the compositions, and the archive's best.
+#   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] TASK
+#   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; the archive in $OUT (or ./gpu-logs)
+set -euo pipefail
+minutes=8 pop=16 strategy=tournament
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--minutes) minutes=$2; shift ;;
+	--population) pop=$2; shift ;;
+	--strategy) strategy=$2; shift ;;
+	-*) echo "gpu-offline: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# = 1 ] || { echo "usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] TASK" >&2; exit 2; }
+task=$1
+here=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$here/.." && pwd)
+export KSCIBIN=${KSCIBIN:-$ROOT/build/gpu/bin}
+export PATH="$KSCIBIN:$PATH"
+out=${OUT:-$PWD/gpu-logs}
+mkdir -p "$out"
+arc=$out/$task-offline.ndjson.gz
+rm -f "$arc"
+echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
+t0=$(date +%s)
+"$ROOT/pipelines/evolve.sh" --task "$task" --backend cuda --generations 1000 --population "$pop" \
+	--strategy "$strategy" --max-minutes "$minutes" --archive "$arc" 2>&1 | tail -n 12
+echo "run: $(($(date +%s) - t0)) s"
+nd=$out/$task-offline.nd
+gzip -dc "$arc" >"$nd"
+echo "statuses: $(jq -r .status "$nd" | sort | uniq -c | xargs)"
+echo "fastest per size (µs, % of copy bandwidth, id, generator, knobs):"
+jq -r 'select(.status == "timed") | .id as $i | .origin.generator as $g | .time.sizes[] |
+	[(.size | to_entries | map("\(.value)") | join("x")), .candidate.median_us, (.pct_peak_bw // 0), $i, $g] | @tsv' "$nd" |
+	sort -t$'\t' -k1,1 -k2,2n | awk -F'\t' '$1 != p { print; p = $1 }' |
+	while IFS=$'\t' read -r size us pct id gen; do
+		knobs=$(jq -r --arg i "$id" 'select(.id == $i) | .source' "$nd" | awk '/^#define [A-Z_]+ [^ ]+ +\/\/ ktune:/ { printf "%s=%s ", $2, $3 }')
+		printf '  %s\t%.2f us\t%.1f %%\t%s\t%s\t%s\n' "$size" "$us" "$pct" "$id" "$gen" "$knobs"
+	done
+echo "compositions: $(jq -r 'select(.origin.generator == "compose") | "\(.id) \(.status) g\(.generation) [\(.time.sizes // [] | map(.candidate.median_us * 100 | round / 100 | tostring) | join(", "))]"' "$nd" | paste -sd ';')"
+echo "best: $(kselect --summary --task "$task" --backend cuda "$nd" | jq -c .best)"
