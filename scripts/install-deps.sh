@@ -6,7 +6,7 @@
 set -eu
 pkgs="build-essential pkg-config libjansson-dev libseccomp-dev zlib1g-dev libcurl4-openssl-dev
 jq parallel shellcheck python3 gnuplot-nox graphviz chromium openssh-server bubblewrap
-openssh-client hipcc iproute2 procps"
+openssh-client hipcc iproute2 procps slurm-wlm munge"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# t81-slurm: evolve-parallel.sh --srun on a real Slurm cluster (slurmctld and
+# two slurmd of Debian's slurm-wlm 22.05, munge; tests/cluster/slurm-up.sh),
+# on the c back end: two generations inside salloc, every candidate once and
+# every status final, each job a real job step; the job script of
+# docs/cluster.md adapted to c under sbatch; scancel of the batch job in the
+# middle of a generation, then a re-run that finishes it without running a
+# finished job again; a job step killed with scancel --signal=KILL is
+# retried.  Skipped, with the reason, only where the daemons cannot run.
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+S=$T/slurm
+up=$("$ROOT/tests/cluster/slurm-up.sh" "$S" 2>"$T/up.err")
+rc=$?
+if [ "$rc" = 77 ]; then
+	echo "ok 1 # SKIP $(cat "$T/up.err")"
+	done_testing
+	exit 0
+fi
+trap '"$ROOT/tests/cluster/slurm-down.sh" "$S"; rm -rf "$T"' EXIT
+expect_eq "the cluster came up (two nodes idle)" "0" "$rc"
+[ "$rc" = 0 ] || { cat "$T/up.err" "$S"/*/*.log 2>/dev/null | tail -n 20 | sed 's/^/#   /'; done_testing; exit 1; }
+export "${up?}" # SLURM_CONF=...
+export PATH=/usr/sbin:$PATH
+launched() { cat "$S"/n1/slurmd.log "$S"/n2/slurmd.log 2>/dev/null | grep -c 'launch task StepId=' || true; }
+
+export CLUSTER_LOG=$T/stages.log CLUSTER_SLEEP=0
+# run ARCHIVE ARGS...: the search on the c back end, steps through srun, the
+# jobs logged by tests/sh/cluster-stages.sh (CLUSTER_RUN says which run).
+run() {
+	local a=$1
+	shift
+	evolve-parallel.sh --task rowsum --backend c --population 4 --seed 3 --archive "$a" --quiet --stop-slower 0 \
+		--srun --keep-work --stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
+		--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 "$@"
+}
+# final ARCHIVE: "every id once" and the statuses that are not final.
+final() {
+	gzip -dc "$1" | jq -r .id | sort | uniq -d | xargs
+	gzip -dc "$1" | jq -r 'select(.status | IN("timed", "slow", "wrong", "compile_error", "crashed", "timeout") | not) | .id' | xargs
+}
+
+# 1. salloc: two generations, each job a step of the allocation.
+a1=$T/a1.ndjson.gz
+before=$(launched)
+CLUSTER_RUN=1 timeout 600 salloc -n 4 bash -c "$(declare -f run); run '$a1' --generations 2" >"$T/s1.out" 2>"$T/s1.err"
+expect_eq "salloc: two generations, exit 0" 0 "$?"
+expect_eq "salloc: 9 records (the seed, 4 + 4), every id once, every status final" "9||" \
+	"$(gzip -dc "$a1" | wc -l)|$(final "$a1" | paste -sd '|')"
+steps=$(($(launched) - before))
+ok "salloc: every job ran as a step of the allocation (slurmd launched $steps steps, 8 jobs)" test "$steps" -ge 8
+
+# 2. sbatch: the job script of docs/cluster.md, for c.
+a2=$T/a2.ndjson.gz
+cat >"$T/job.sh" <<EOF
+#!/bin/bash
+#SBATCH --job-name=ksci --nodes=2 --ntasks-per-node=2 --cpus-per-task=1
+#SBATCH --output=$T/job-%j.out
+export PATH='$PATH' KSCIBIN='$KSCIBIN' KSCI_CACHE='$KSCI_CACHE' KSCI_TASKS='$KSCI_TASKS'
+'$ROOT'/pipelines/evolve-parallel.sh --task rowsum --backend c --generations 1 --population 4 \\
+    --srun --srun-opt --cpus-per-task=1 --budget 0.01 --archive '$a2' --quiet
+EOF
+timeout 600 sbatch --wait "$T/job.sh" >"$T/sb.out" 2>&1
+expect_eq "sbatch --wait: the job ended well" 0 "$?"
+expect_eq "sbatch: 5 records, every id once, every status final" "5||" "$(gzip -dc "$a2" | wc -l)|$(final "$a2" | paste -sd '|')"
+
+# 3. scancel in the middle of a generation; the re-run finishes it.
+a3=$T/a3.ndjson.gz
+CLUSTER_RUN=0 run "$a3" --generations 0 >/dev/null 2>&1
+g=$a3.work/rowsum-c-g1
+cat >"$T/job3.sh" <<EOF
+#!/bin/bash
+#SBATCH --ntasks=2 --output=$T/job3.out
+export PATH='$PATH' KSCIBIN='$KSCIBIN' KSCI_CACHE='$KSCI_CACHE' KSCI_TASKS='$KSCI_TASKS' CLUSTER_LOG='$CLUSTER_LOG' CLUSTER_RUN=3 CLUSTER_SLEEP=1
+$(declare -f run)
+run '$a3' --generations 1 --population 8
+EOF
+job=$(sbatch --parsable "$T/job3.sh")
+ndone=0
+for _ in $(seq 1 600); do
+	ndone=$(awk -F '\t' 'NR > 1 && $7 == 0' "$g/spread/joblog" 2>/dev/null | wc -l)
+	[ "$ndone" -ge 2 ] && break
+	sleep 0.1
+done
+scancel "$job"
+for _ in $(seq 1 300); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
+ok "scancel with 2..7 of 8 jobs done ($ndone)" test "$ndone" -ge 2 -a "$ndone" -le 7
+expect_eq "the cancelled generation left the archive as it was (the seed)" 1 "$(gzip -dc "$a3" | wc -l)"
+awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$g/spread/joblog" | sort -n >"$T/done3.seq"
+while read -r k; do sed -n "${k}p" "$g/candidates.ndjson" | jq -r .id; done <"$T/done3.seq" | sort >"$T/done3.ids"
+CLUSTER_RUN=4 timeout 600 salloc -n 2 bash -c "$(declare -f run); run '$a3' --generations 1 --population 8" >"$T/s4.out" 2>"$T/s4.err"
+expect_eq "the re-run exits 0" 0 "$?"
+awk '$1 == "start" && $3 == 4 { print $4 }' "$CLUSTER_LOG" | sort >"$T/run4.ids"
+expect_eq "no job done before the scancel ran again" "" "$(comm -12 "$T/done3.ids" "$T/run4.ids" | xargs)"
+expect_eq "the archive: the seed and the 8 candidates, each once, every status final" "9||" \
+	"$(gzip -dc "$a3" | wc -l)|$(final "$a3" | paste -sd '|')"
+
+# 4. A job step killed with scancel --signal=KILL is retried.
+a4=$T/a4.ndjson.gz
+CLUSTER_RUN=0 run "$a4" --generations 0 >/dev/null 2>&1
+CLUSTER_RUN=5 CLUSTER_SLEEP=3 timeout 600 salloc -n 2 bash -c "$(declare -f run); run '$a4' --generations 1" \
+	>"$T/s5.out" 2>"$T/s5.err" &
+pid=$!
+step=""
+for _ in $(seq 1 600); do
+	step=$(squeue -h -s -o '%i' 2>/dev/null | grep -E '^[0-9]+\.[0-9]+$' | head -n 1)
+	[ -n "$step" ] && break
+	sleep 0.1
+done
+ok "a job step was running ($step)" test -n "$step"
+scancel --signal=KILL "$step"
+wait "$pid"
+expect_eq "the run went on and exited 0" 0 "$?"
+expect_eq "the archive: the seed and the 4 candidates, each once, every status final" "5||" \
+	"$(gzip -dc "$a4" | wc -l)|$(final "$a4" | paste -sd '|')"
+ok "the killed step's candidate started twice (killed, then retried)" \
+	test "$(awk '$1 == "start" && $3 == 5 { print $4 }' "$CLUSTER_LOG" | sort | uniq -d | wc -l)" -ge 1
+done_testing
