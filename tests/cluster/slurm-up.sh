@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# tests/cluster/slurm-up.sh DIR — a Slurm cluster on 127.0.0.1 for the tests
-# (Debian 12: slurm-wlm 22.05, munge), everything under DIR: one slurmctld,
-# two slurmd node names on this machine (NodeHostname localhost, each its own
-# port and spool) with CPUS CPUs each, munged with a key of its own.  Run as
-# root; the packages come from the README's install step.  Prints
-# "SLURM_CONF=DIR/slurm.conf" once sinfo shows both nodes idle (at most 60 s),
-# and leaves DIR/pids (one pid a line, munged first) for slurm-down.sh, which
-# stops them by pid, never by name.  Exit 0 up; 3 a daemon did not start or
-# the nodes did not come idle (DIR/*.log say why; what started is stopped);
-# 77 cannot run here (not root, or a package missing), with the reason.
+# tests/cluster/slurm-up.sh DIR [COMMAND ...] — a Slurm cluster on 127.0.0.1
+# for the tests (Debian 12: slurm-wlm 22.05, munge), everything under DIR: one
+# slurmctld, two slurmd node names on this machine (NodeHostname localhost,
+# each its own port and spool) with $SLURM_TEST_CPUS (default 2) CPUs each,
+# munged with a key of its own.  Run as root; what is missing is installed
+# by the README's install step (scripts/install-deps.sh).  Once sinfo shows
+# both nodes idle (at most 60 s): with COMMAND, runs it with SLURM_CONF set
+# and stops everything it started when it ends (exit: COMMAND's status);
+# without, prints "SLURM_CONF=DIR/slurm.conf" and leaves the daemons running,
+# their pids in DIR/pids (munged first) for slurm-down.sh DIR.  Daemons are
+# stopped by pid, never by name.  Exit 3: a daemon did not start or the nodes
+# did not come idle (DIR/*.log say why; what started is stopped); 77: cannot
+# run here (not root, or the packages cannot be installed), with the reason.
 set -u
-dir=${1:?usage: tests/cluster/slurm-up.sh DIR}
+dir=${1:?usage: tests/cluster/slurm-up.sh DIR [COMMAND ...]}
+shift
 cpus=${SLURM_TEST_CPUS:-2}
 skip() { echo "slurm-up: cannot run here: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root"
-for b in munged slurmctld slurmd sinfo srun salloc sbatch scancel; do
-	command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] || skip "$b not installed (sh scripts/install-deps.sh)"
-done
+have() {
+	local b
+	for b in munged slurmctld slurmd sinfo srun salloc sbatch scancel; do
+		command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] || return 1
+	done
+}
+have || sh "$(dirname "$0")/../../scripts/install-deps.sh" >&2 || true
+have || skip "slurm-wlm or munge not installed, and sh scripts/install-deps.sh did not install them"
 PATH=/usr/sbin:$PATH
 mkdir -p "$dir"/{munge,ctld,n1,n2,state}
 dir=$(cd "$dir" && pwd)
@@ -75,7 +84,12 @@ for n in n1 n2; do
 	cat "$dir/$n/slurmd.pid" >>"$dir/pids"
 done
 for _ in $(seq 600); do
-	[ "$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle"' | wc -l)" = 2 ] && { echo "SLURM_CONF=$SLURM_CONF"; exit 0; }
+	if [ "$(sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle"' | wc -l)" = 2 ]; then
+		[ $# -gt 0 ] || { echo "SLURM_CONF=$SLURM_CONF"; exit 0; }
+		trap down EXIT
+		"$@"
+		exit
+	fi
 	sleep 0.1
 done
 fail "the nodes did not come idle in 60 s: $(sinfo -h -N -o '%N %t' 2>&1 | xargs)"
