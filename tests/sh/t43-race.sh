@@ -102,7 +102,8 @@ expect_eq "c without --race: no race" "same no calls" "$(cmp -s gen0.nd gen4.nd 
 
 # End to end: evolve.sh --race 3 on the c back end.
 export KSCI_CACHE=$T/cache
-evolve.sh --task rowsum --backend c --generations 1 --population 4 --budget 0.05 --race 3 \
+fast=(--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3)
+evolve.sh --task rowsum --backend c --generations 1 --population 4 "${fast[@]}" --race 3 \
 	--archive arc.ndjson.gz >ev.out 2>ev.err
 expect_eq "evolve.sh --race 3: exit 0" 0 "$?"
 gzip -dc arc.ndjson.gz >arc.nd
@@ -110,12 +111,12 @@ expect_eq "every record once, every status final" "0 0" \
 	"$(jq -r .id arc.nd | sort | uniq -d | wc -l) $(jq -r 'select(.status | IN("timed", "slow", "wrong", "compile_error", "crashed", "timeout") | not) | .id' arc.nd | wc -l)"
 ok "one winner in each generation that raced" jq -se '[.[] | select(.time.race)] | group_by(.generation)
 	| all(map(select(.time.race.won)) | length == 1)' arc.nd
-ok "each racer's rounds: 0 first, then budgets 0.1, 0.2, ... (twice the generation's 0.05)" jq -se '
+ok "each racer's rounds: 0 first, then budgets 0.02, 0.04, ... (twice the generation's 0.01)" jq -se '
 	[.[] | select(.time.race) | .time.race.rounds] | length > 0 and
-	all(.[0].round == 0 and (.[1:] | to_entries | all(.value.round == .key + 1 and .value.budget_s == 0.05 * pow(2; .key + 1))))' arc.nd
+	all(.[0].round == 0 and (.[1:] | to_entries | all(.value.round == .key + 1 and .value.budget_s == 0.01 * pow(2; .key + 1))))' arc.nd
 ok "the race is said on stderr" grep -q "generation 1: raced [0-9]* children in [0-9]* rounds" ev.err
 # The same through evolve-parallel.sh, each round spread like the stages.
-evolve-parallel.sh --task rowsum --backend c --generations 1 --population 3 --budget 0.05 --race 2 --jobs 2 \
+evolve-parallel.sh --task rowsum --backend c --generations 1 --population 3 "${fast[@]}" --race 2 --jobs 2 \
 	--archive par.ndjson.gz >par.out 2>par.err
 expect_eq "evolve-parallel.sh --race 2: exit 0" 0 "$?"
 gzip -dc par.ndjson.gz >par.nd
