@@ -12,7 +12,7 @@
 #include "rec.h"
 
 const double rp_fast_p[RP_NFAST] = {0, 1, 1.5, 2};
-const char *const rp_st_name[RP_NST] = {ST_COMPILE_ERROR, ST_WRONG, ST_CRASHED, ST_TIMEOUT, ST_TIMED, "other"};
+const char *const rp_st_name[RP_NST] = {ST_COMPILE_ERROR, ST_WRONG, ST_CRASHED, ST_TIMEOUT, ST_TIMED, ST_SLOW, "other"};
 
 double rp_per(double total, long n)
 {

@@ -22,7 +22,7 @@ extern const double rp_fast_p[RP_NFAST]; /* 0, 1, 1.5, 2 */
 
 /* Status columns of the per-generation table, in order; RP_ST_OTHER takes
  * every other status and records without one. */
-enum { RP_ST_COMPILE_ERROR, RP_ST_WRONG, RP_ST_CRASHED, RP_ST_TIMEOUT, RP_ST_TIMED, RP_ST_OTHER, RP_NST };
+enum { RP_ST_COMPILE_ERROR, RP_ST_WRONG, RP_ST_CRASHED, RP_ST_TIMEOUT, RP_ST_TIMED, RP_ST_SLOW, RP_ST_OTHER, RP_NST };
 extern const char *const rp_st_name[RP_NST];
 
 struct rp_cost {

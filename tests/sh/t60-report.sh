@@ -79,11 +79,11 @@ lineage, root first (effect = speedup / parent's speedup):
   1    aaaaaaaaaaaa0001  mutate      2.50x    x2.00   TILE 32->64
   2    aaaaaaaaaaaa0003  openai      3.75x    x1.50   stage tiles in shared memory to cut global loads
 by generation:
-  gen  total  compile_error  wrong  crashed  timeout  timed  other  best_so_far
-  0    1      0              0      0        0        1      0      1.25x
-  1    2      1              0      0        0        1      0      2.50x
-  2    2      0              1      0        0        1      0      3.75x
-  3    2      0              0      1        1        0      0      3.75x
+  gen  total  compile_error  wrong  crashed  timeout  timed  slow  other  best_so_far
+  0    1      0              0      0        0        1      0     0      1.25x
+  1    2      1              0      0        0        1      0     0      2.50x
+  2    2      0              1      0        0        1      0     0      3.75x
+  3    2      0              0      1        1        0      0     0      3.75x
 cost:
                   total         per improvement
   tokens in       4100          2050
@@ -101,10 +101,10 @@ lineage, root first (effect = speedup / parent's speedup):
   0    bbbbbbbbbbbb0000  seed        0.80x    -       seed kernel
   1    bbbbbbbbbbbb0001  mutate      1.20x    x1.50   BLOCK 128->256, UNROLL 1->4
 by generation:
-  gen  total  compile_error  wrong  crashed  timeout  timed  other  best_so_far
-  ?    1      0              0      0        0        1      0      n/a
-  0    1      0              0      0        0        1      0      0.80x
-  1    2      0              0      0        0        1      1      1.20x
+  gen  total  compile_error  wrong  crashed  timeout  timed  slow  other  best_so_far
+  ?    1      0              0      0        0        1      0     0      n/a
+  0    1      0              0      0        0        1      0     0      0.80x
+  1    2      0              0      0        0        1      0     1      1.20x
 cost:
                   total         per improvement
   tokens in       0             0
@@ -118,9 +118,9 @@ Task vadd
 ---------
 winner: none (no candidate was timed)
 by generation:
-  gen  total  compile_error  wrong  crashed  timeout  timed  other  best_so_far
-  0    1      1              0      0        0        0      0      n/a
-  1    2      0              0      1        0        0      1      n/a
+  gen  total  compile_error  wrong  crashed  timeout  timed  slow  other  best_so_far
+  0    1      1              0      0        0        0      0     0      n/a
+  1    2      0              0      1        0        0      0     1      n/a
 cost:
                   total         per improvement
   tokens in       0             n/a
@@ -194,7 +194,7 @@ kreport "$T/odd.ndjson" >"$T/odd.out" 2>"$T/odd.err" || rc=$?
 expect_eq "odd records: exit 0, nothing on stderr" "0:" "$rc:$(cat "$T/odd.err")"
 ok "odd records are counted as missing" grep -qx "missing: id 2, task 2, generation 2, status 2, speedup of a timed record 0" "$T/odd.out"
 ok "a parent not in the archive is shown" grep -q "zz                (parent not in the archive)" "$T/odd.out"
-ok "a negative speedup never wins" grep -qx "  0    1      0              0      0        0        1      0      n/a" "$T/odd.out"
+ok "a negative speedup never wins" grep -qx "  0    1      0              0      0        0        1      0     0      n/a" "$T/odd.out"
 printf '%s\n' '{"id":"d2","task":"t","generation":1,"status":"timed","parents":["d2"],"time":{"speedup_vs_baseline":2}}' >"$T/loop.ndjson"
 ok "parents that loop: chain cut, said so" sh -c "kreport '$T/loop.ndjson' | grep -q 'parents loop'"
 
@@ -204,4 +204,15 @@ kreport </dev/null >"$T/empty" || rc=$?
 expect_eq "empty archive: exit 0" 0 "$rc"
 ok "empty archive: fast_p n/a" grep -qx "fast_1                     n/a (0/0)" "$T/empty"
 
+# kreport-lumped-slow-into-other: a child stopped early as far slower than
+# the best (ktime --stop-slower, status slow) has its own column.
+{
+	echo '{"id":"s0","task":"t","generation":0,"status":"timed","parents":[],"time":{"speedup_vs_baseline":1}}'
+	echo '{"id":"s1","task":"t","generation":1,"status":"slow","parents":["s0"]}'
+	echo '{"id":"s2","task":"t","generation":1,"status":"slow","parents":["s0"]}'
+	echo '{"id":"s3","task":"t","generation":1,"status":"gen_error","parents":["s0"]}'
+} >"$T/slow.ndjson"
+kreport "$T/slow.ndjson" >"$T/slow.out" 2>&1
+ok "slow children counted as slow, not as other (2 slow, 1 other)" \
+	grep -qx "  1    3      0              0      0        0        0      2     1      1.00x" "$T/slow.out"
 done_testing
