@@ -57,12 +57,12 @@ cat >"$T/job.sh" <<EOF
 #SBATCH --job-name=ksci --nodes=2 --ntasks-per-node=2 --cpus-per-task=1
 #SBATCH --output=$T/job-%j.out
 export PATH='$PATH' KSCIBIN='$KSCIBIN' KSCI_CACHE='$KSCI_CACHE' KSCI_TASKS='$KSCI_TASKS'
-'$ROOT'/pipelines/evolve-parallel.sh --task rowsum --backend c --generations 1 --population 4 \\
+'$ROOT'/pipelines/evolve-parallel.sh --task rowsum --backend c --generations 2 --population 4 \\
     --srun --srun-opt --cpus-per-task=1 --budget 0.01 --archive '$a2' --quiet
 EOF
 timeout 600 sbatch --wait "$T/job.sh" >"$T/sb.out" 2>&1
 expect_eq "sbatch --wait: the job ended well" 0 "$?"
-expect_eq "sbatch: 5 records, every id once, every status final" "5||" "$(gzip -dc "$a2" | wc -l)|$(final "$a2" | paste -sd '|')"
+expect_eq "sbatch: two generations, 9 records, every id once, every status final" "9||" "$(gzip -dc "$a2" | wc -l)|$(final "$a2" | paste -sd '|')"
 
 # 3. scancel in the middle of a generation; the re-run finishes it.
 a3=$T/a3.ndjson.gz
