@@ -8,6 +8,7 @@
 #include "evaluate.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,12 +217,57 @@ struct judge {
 static struct judge judges[2]; /* [0] c, [1] cuda */
 static char stage_dir[PATH_MAX];
 
+/* Empty a stage directory (it holds only the staged objects) and remove it. */
+static void stage_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[PATH_MAX + 256];
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* The stage directories of tools that were killed (SIGKILL: no eval_finish):
+ * ksci-judge.PID.* in tmp, ours (same uid), whose PID is gone, removed — a
+ * killed kverify or ktime left its directory behind for ever (t22,
+ * killed-tool-left-its-stage-directory).  A live PID (or one reused) keeps
+ * its directory. */
+static void stage_sweep(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *de;
+	char p[PATH_MAX + 256];
+	while (d && (de = readdir(d))) {
+		long pid;
+		int n = 0;
+		if (sscanf(de->d_name, "ksci-judge.%ld.%n", &pid, &n) != 1 || n == 0 || pid <= 0 || pid == (long)getpid())
+			continue;
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", tmp, de->d_name);
+		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		stage_remove(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* so's copy in the stage directory, in out (PATH_MAX). */
 static int stage(const char *so, char *out, char *e)
 {
 	if (!stage_dir[0]) {
 		const char *tmp = getenv("TMPDIR");
-		snprintf(stage_dir, sizeof stage_dir, "%s/ksci-judge.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		tmp = tmp && *tmp ? tmp : "/tmp";
+		stage_sweep(tmp);
+		snprintf(stage_dir, sizeof stage_dir, "%s/ksci-judge.%ld.XXXXXX", tmp, (long)getpid());
 		if (!mkdtemp(stage_dir)) {
 			int er = errno;
 			stage_dir[0] = '\0';
@@ -326,17 +372,7 @@ void eval_finish(void)
 		proc_srv_stop(&judges[i].srv);
 	if (!stage_dir[0])
 		return;
-	DIR *d = opendir(stage_dir);
-	struct dirent *de;
-	char p[PATH_MAX + 256];
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.') {
-			snprintf(p, sizeof p, "%s/%s", stage_dir, de->d_name);
-			unlink(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(stage_dir);
+	stage_remove(stage_dir);
 	stage_dir[0] = '\0';
 }
 

@@ -126,4 +126,21 @@ expect_eq "--anchor-every 0: baseline and seed with every candidate" "null null"
 kverify --force --fresh-judge <vv.nd >f.nd 2>f.err
 expect_eq "--fresh-judge: a judge per record" "fresh fresh" "$(jq -r .verify.judge.kind f.nd | xargs)"
 expect_eq "--fresh-judge: the same verdicts" "verified verified" "$(jq -r .status f.nd | xargs)"
+# killed-tool-left-its-stage-directory: a ktime killed with SIGKILL leaves
+# its judge's stage directory ($TMPDIR/ksci-judge.PID.*); the next kverify
+# or ktime removes it (its PID is gone), and leaves a live tool's alone.
+mkdir -p "$T/tmpd"
+TMPDIR=$T/tmpd ktime --budget 5 --min-runs 1000 <vv.nd >/dev/null 2>&1 &
+kp=$!
+for _ in $(seq 1 600); do
+	compgen -G "$T/tmpd/ksci-judge.$kp.*" >/dev/null && break
+	sleep 0.1
+done
+{ kill -KILL "$kp"; wait "$kp"; } 2>/dev/null
+ok "a killed ktime left its stage directory" compgen -G "$T/tmpd/ksci-judge.$kp.*"
+mkdir "$T/tmpd/ksci-judge.1.keep" # pid 1 is alive: not ours to remove
+TMPDIR=$T/tmpd ktime --budget 0.05 --min-runs 2 <vv.nd >/dev/null 2>&1
+not_ok_is "the next ktime removed it" compgen -G "$T/tmpd/ksci-judge.$kp.*"
+ok "a live pid's directory stays" test -d "$T/tmpd/ksci-judge.1.keep"
+expect_eq "and the next ktime removed its own at exit" "ksci-judge.1.keep" "$(ls "$T/tmpd")"
 done_testing
