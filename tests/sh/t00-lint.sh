@@ -4,7 +4,7 @@
 # usage line and exits 0. t01-help checks --help against docs/tools/ in full.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
-for f in pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh bench/*.sh bench/*/*.sh .ci/run; do
+for f in pipelines/*.sh scripts/*.sh tests/*.sh tests/sh/*.sh tests/gpu/*.sh tests/cluster/*.sh bench/*.sh bench/*/*.sh .ci/run; do
 	[ -f "$f" ] || continue
 	ok "shellcheck $f" shellcheck -x -P SCRIPTDIR "$f"
 done
