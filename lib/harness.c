@@ -1173,11 +1173,11 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		 * call from one batch of half that size: a single call is mostly
 		 * the exchange's cost, and a noisy guess moved the batch size
 		 * (and the arena) from run to run. */
-		double ovh1 = median_of(cal, CAL_BATCHES), one = tau - ovh1, per[3];
+		double ovh1 = median_of(cal, CAL_BATCHES), one = tau - ovh1, per_call[3];
 		double guess = batch_s / (one > 1e-7 ? one : 1e-7) / 2;
 		uint32_t m = guess > nmax ? nmax : guess < 1 ? 1 : (uint32_t)guess;
 		for (int k = 0; k < nw; k++)
-			per[k] = single[k] - ovh1;
+			per_call[k] = single[k] - ovh1;
 		if (m > 1) {
 			if (arena_ensure(J, (size_t)m * L.set, e) < 0)
 				goto out;
@@ -1185,8 +1185,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			for (int k = 0; k < nw; k++) {
 				if (gen_batch(J, m, &L, &A, seeds, e) < 0 || run_batch(J, W[k].kid, JOP_RUN, m, &L, &A, &wall) < 0)
 					goto out;
-				per[k] = (wall - ovh1) / m;
-				one = fmin(one, per[k]);
+				per_call[k] = (wall - ovh1) / m;
+				one = fmin(one, per_call[k]);
 			}
 		}
 		progress("first guess: %u calls, %.3f us a call", m, one * 1e6);
@@ -1199,8 +1199,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		 * that is not far faster than the seed (one arena placement, one
 		 * anchor).  Where the seed is the fastest this is the old rule. */
 		double want = batch_s / (one > 1e-7 ? one : 1e-7);
-		if (gpu && seed_w >= 0 && per[seed_w] > one)
-			want = fmax(batch_s / per[seed_w], want / 4);
+		if (gpu && seed_w >= 0 && per_call[seed_w] > one)
+			want = fmax(batch_s / per_call[seed_w], want / 4);
 		/* On a grid of steps of about sqrt(2) (1 2 3 4 6 8 12 16 24 ...), so
 		 * that runs of the same kernel mostly pick the same batch, and so the
 		 * same arena: where arrays lie can move a memory-bound kernel's time. */

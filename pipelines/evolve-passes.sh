@@ -101,14 +101,18 @@ passes_recheck_input() {
 		(.time.implausible.rechecked // false | not))' "$1" >"$2"
 }
 
+# passes_replace OUT RES: OUT with each record that RES holds again (by id)
+# replaced by RES's, on stdout.
+passes_replace() {
+	jq -c --slurpfile new "$2" '($new | map(select(.id) | {key: .id, value: .}) | from_entries) as $m
+		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
+}
+
 # passes_recheck_merge OUT RES: OUT with each record that RES holds again
 # replaced by RES's (verified and timed again); one still implausible is
 # marked rechecked.
 passes_recheck_merge() {
-	jq -c --slurpfile new "$2" '
-		($new | map(select(.id) | {key: .id, value: (if (.time.implausible | type) == "object"
-			then .time.implausible.rechecked = true else . end)}) | from_entries) as $m
-		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
+	passes_replace "$1" <(jq -c 'if (.time.implausible | type) == "object" then .time.implausible.rechecked = true else . end' "$2")
 }
 
 # passes_race_k: the race's K (--race, else 4 on cuda and hip, 0 on c).
@@ -124,6 +128,13 @@ passes_race_budget() {
 	awk -v b="$b" -v r="$1" 'BEGIN { printf "%g\n", b * 2 ^ r }'
 }
 
+# One round of a racer's time.race.rounds (jq): round R with budget B (null:
+# the generation's own timing), its status and speedup, nulls left out.
+# shellcheck disable=SC2016 # jq's variables
+passes_race_round='def race_round($r; $b): {round: $r, budget_s: $b, status: .status,
+	speedup_vs_baseline: .time.speedup_vs_baseline, speedup_vs_baseline_ci: .time.speedup_vs_baseline_ci}
+	| with_entries(select(.value != null)); '
+
 # passes_race_input IN OUT K BAR: the race's contenders of IN — timed, not
 # held back as implausible, with a speedup over the baseline whose interval
 # (or value) reaches BAR — the K fastest, each with its round 0 (the
@@ -132,34 +143,23 @@ passes_race_input() {
 	jq -c --argjson bar "$4" 'select(.status == "timed" and (.time.speedup_vs_baseline | type == "number") and
 			(.time.implausible | type != "object") and
 			((.time.speedup_vs_baseline_ci[1]? // .time.speedup_vs_baseline) >= $bar))' "$1" |
-		jq -sc --argjson k "$3" '(sort_by(-.time.speedup_vs_baseline) | .[:$k]) as $c | $c[]
-			| .time.race = {contenders: ($c | length), rounds: [{round: 0, budget_s: null, status: .status,
-				speedup_vs_baseline: .time.speedup_vs_baseline, speedup_vs_baseline_ci: .time.speedup_vs_baseline_ci}]}
-			| .time.race.rounds[0] |= with_entries(select(.value != null))' >"$2"
+		jq -sc --argjson k "$3" "$passes_race_round"'(sort_by(-.time.speedup_vs_baseline) | .[:$k]) as $c | $c[]
+			| .time.race = {contenders: ($c | length), rounds: [race_round(0; null)]}' >"$2"
 }
 
 # passes_race_carry BEFORE AFTER R B OUT: AFTER's records (timed again in
 # round R with budget B) with BEFORE's race history and round R added.
 passes_race_carry() {
-	jq -c --slurpfile before "$1" --argjson r "$3" --argjson b "$4" '
+	jq -c --slurpfile before "$1" --argjson r "$3" --argjson b "$4" "$passes_race_round"'
 		($before | map({key: .id, value: .time.race}) | from_entries) as $h
 		| .time.race = ($h[.id] // {rounds: []})
-		| .time.race.rounds += [{round: $r, budget_s: $b, status: .status,
-			speedup_vs_baseline: .time.speedup_vs_baseline, speedup_vs_baseline_ci: .time.speedup_vs_baseline_ci}
-			| with_entries(select(.value != null))]' "$2" >"$5"
+		| .time.race.rounds += [race_round($r; $b)]' "$2" >"$5"
 }
 
 # passes_race_top IN N: the N fastest timed records of IN, on stdout.
 passes_race_top() {
 	jq -sc --argjson n "$2" 'map(select(.status == "timed" and (.time.speedup_vs_baseline | type == "number")))
 		| sort_by(-.time.speedup_vs_baseline) | .[:$n] | .[]' "$1"
-}
-
-# passes_replace OUT RES: OUT with each record that RES holds again (by id)
-# replaced by RES's, on stdout.
-passes_replace() {
-	jq -c --slurpfile new "$2" '($new | map(select(.id) | {key: .id, value: .}) | from_entries) as $m
-		| if (.id | type) == "string" and $m[.id] then $m[.id] else . end' "$1"
 }
 
 # passes_race G TIMER: the race of generation G's records in $out_race (a

@@ -60,6 +60,18 @@ skip_without_bwrap() {
 	fi
 }
 
+# joblog_done JOBLOG: how many jobs parallel's joblog shows ended with exit 0
+# (0 while there is no joblog yet).
+joblog_done() { awk -F '\t' 'NR > 1 && $7 == 0' "$1" 2>/dev/null | wc -l; }
+# joblog_done_seq JOBLOG: the numbers of those jobs that also took no signal, sorted.
+joblog_done_seq() { awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$1" | sort -n; }
+# spread_ids GDIR: the candidate ids of the job numbers on stdin, sorted; job k
+# of a generation's work dir GDIR is line k of GDIR/candidates.ndjson (--chunk 1).
+spread_ids() {
+	local k
+	while read -r k; do sed -n "${k}p" "$1/candidates.ndjson" | jq -r .id; done | sort
+}
+
 done_testing() {
 	echo "1..$t_n"
 	[ "$t_failed" = 0 ]

@@ -26,7 +26,7 @@ setsid bash -c 'exec "$@"' run evolve-parallel.sh --task softmax --population 10
 pid=$!
 ndone=0
 for _ in $(seq 1 300); do
-	ndone=$(awk -F '\t' 'NR > 1 && $7 == 0' "$g/spread/joblog" 2>/dev/null | wc -l)
+	ndone=$(joblog_done "$g/spread/joblog")
 	[ "$ndone" -ge 3 ] && break
 	sleep 0.1
 done
@@ -37,8 +37,8 @@ ok "the run was killed with 3..9 of 10 jobs done ($ndone)" test "$ndone" -ge 3 -
 expect_eq "the interrupted generation left the archive as it was" 1 "$(gzip -dc "$a" | wc -l)"
 cand_sum=$(md5sum <"$g/candidates.ndjson")
 # Ids of the jobs done before the kill: job k is candidate line k (--chunk 1).
-awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$g/spread/joblog" | sort -n >"$T/done1.seq"
-while read -r k; do sed -n "${k}p" "$g/candidates.ndjson" | jq -r .id; done <"$T/done1.seq" | sort >"$T/done1.ids"
+joblog_done_seq "$g/spread/joblog" >"$T/done1.seq"
+spread_ids "$g" <"$T/done1.seq" >"$T/done1.ids"
 expect_eq "their ids are known" "$(wc -l <"$T/done1.seq")" "$(wc -l <"$T/done1.ids")"
 
 export CLUSTER_RUN=2

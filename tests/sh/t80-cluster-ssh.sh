@@ -81,6 +81,6 @@ ok "the job in flight on B at the kill was finished by A" \
 	grep -q "^end $PORT_A 2 $inflight\$" "$CLUSTER_LOG"
 expect_eq "... and never finished on B" "" "$(grep "^end $PORT_B 2 $inflight\$" "$CLUSTER_LOG")"
 jl2=$a.work/matmul-c-g2/spread/joblog
-expect_eq "the joblog shows all 8 jobs done" 8 "$(awk -F '\t' 'NR > 1 && $7 == 0' "$jl2" | wc -l)"
+expect_eq "the joblog shows all 8 jobs done" 8 "$(joblog_done "$jl2")"
 expect_eq "the archive is whole gzip" 0 "$(gzip -t "$a"; echo $?)"
 done_testing

@@ -78,7 +78,7 @@ EOF
 job=$(sbatch --parsable "$T/job3.sh")
 ndone=0
 for _ in $(seq 1 600); do
-	ndone=$(awk -F '\t' 'NR > 1 && $7 == 0' "$g/spread/joblog" 2>/dev/null | wc -l)
+	ndone=$(joblog_done "$g/spread/joblog")
 	[ "$ndone" -ge 2 ] && break
 	sleep 0.1
 done
@@ -86,8 +86,8 @@ scancel "$job"
 for _ in $(seq 1 300); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
 ok "scancel with 2..7 of 8 jobs done ($ndone)" test "$ndone" -ge 2 -a "$ndone" -le 7
 expect_eq "the cancelled generation left the archive as it was (the seed)" 1 "$(gzip -dc "$a3" | wc -l)"
-awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$g/spread/joblog" | sort -n >"$T/done3.seq"
-while read -r k; do sed -n "${k}p" "$g/candidates.ndjson" | jq -r .id; done <"$T/done3.seq" | sort >"$T/done3.ids"
+joblog_done_seq "$g/spread/joblog" >"$T/done3.seq"
+spread_ids "$g" <"$T/done3.seq" >"$T/done3.ids"
 CLUSTER_RUN=4 timeout 600 salloc -n 2 bash -c "$(declare -f run); run '$a3' --generations 1 --population 8" >"$T/s4.out" 2>"$T/s4.err"
 expect_eq "the re-run exits 0" 0 "$?"
 awk '$1 == "start" && $3 == 4 { print $4 }' "$CLUSTER_LOG" | sort >"$T/run4.ids"
