@@ -4,8 +4,8 @@
 # against the baseline and the seed (kcompile | kverify | ktime), one table:
 # per variant and size the median µs, % of the device's measured copy
 # bandwidth, speedup over the baseline; with --torch also torch's own
-# operation at the same sizes (CUDA events, median of 100 after 10 warm-up),
-# where the task names one (softmax: torch.softmax over the last dimension).
+# operation at the same sizes (CUDA events, median of 100 after 10 warm-up;
+# bench/torch_ops.py says what each task is compared with).
 #   usage: bench/gpu-knobs.sh [--torch] TASK 'KNOB=V KNOB=V ...' ...
 #   (one quoted argument a variant; '' is the seed as it is)
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records in $OUT (or ./gpu-logs)
@@ -39,22 +39,5 @@ echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format
 jq -r '.note as $v | if .status != "timed" then "\($v)\t\(.status)\t\((.time // .verify // .compile).message // "" | .[0:200])"
 	else .time.sizes[] | "\($v)\t\(.size | to_entries | map("\(.value)") | join("x"))\t\(.candidate.median_us * 100 | round / 100) us\t\(.pct_peak_bw // 0 | . * 10 | round / 10) % of copy bw\t\(.speedup_vs_baseline * 1000 | round / 1000)x baseline (\(.baseline.median_us * 100 | round / 100) us)\tseed \(.seed.median_us * 100 | round / 100) us" end' "$out/$task.nd"
 if [ "$torch" = 1 ]; then
-	python3 - "$KSCI_TASKS/$task/task.json" <<'PY'
-import json, sys
-import torch
-t = json.load(open(sys.argv[1]))
-ops = {"softmax": lambda s: (lambda x: torch.softmax(x, dim=-1), (s["rows"], s["cols"]))}
-if t["name"] not in ops:
-    print("torch: no operation named for", t["name"]); sys.exit(0)
-for s in t.get("bench_cuda", t["bench"]):
-    f, shape = ops[t["name"]](s)
-    xs = [torch.rand(shape, device="cuda") * 2 - 1 for _ in range(8)]  # rotated: no input left in L2
-    for i in range(10): f(xs[i % 8])
-    ts = []
-    for i in range(100):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); f(xs[i % 8]); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b) * 1000)
-    ts.sort()
-    print("torch\t%s\t%.2f us (median of 100, 8 inputs in turn)" % ("x".join(str(v) for v in s.values()), ts[50]))
-PY
+	python3 "$here/torch_ops.py" "$KSCI_TASKS/$task/task.json" | awk -F'\t' '{ print $1 "\t" $2 "\t" $3 " us (median of 100, 8 inputs in turn; " $4 ")" }'
 fi

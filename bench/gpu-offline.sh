@@ -3,14 +3,19 @@
 # evolve.sh with kgen's mutate on a task's cuda seed (compose and the race at
 # their defaults), stopped after M minutes; then per benchmark size the
 # fastest timed candidate (µs, % of the copy bandwidth, its id, generator
-# and knob values), the compositions, and the archive's best.
-#   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] TASK
+# and knob values), the compositions, and the archive's best; then the table
+# of docs/tasks.md: per size torch µs, baseline µs, seed µs, the best's µs,
+# its % of the copy bandwidth and of the fp32 peak, its speed-up over torch
+# and over the baseline, and the run's minutes.  --torch times torch's own operation first, in the same
+# call (bench/torch_ops.py); without it the torch column is empty.
+#   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] TASK
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; the archive in $OUT (or ./gpu-logs)
 set -euo pipefail
-minutes=8 pop=16 strategy=tournament
+minutes=8 pop=16 strategy=tournament torch=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--torch) torch=1 ;;
 	--minutes) minutes=$2; shift ;;
 	--population) pop=$2; shift ;;
 	--strategy) strategy=$2; shift ;;
@@ -19,7 +24,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] TASK" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] TASK" >&2; exit 2; }
 task=$1
 here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/.." && pwd)
@@ -30,10 +35,17 @@ mkdir -p "$out"
 arc=$out/$task-offline.ndjson.gz
 rm -f "$arc"
 echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
+tt=$out/$task-torch.tsv
+: >"$tt"
+if [ "$torch" = 1 ]; then
+	python3 "$here/torch_ops.py" "${KSCI_TASKS:-$ROOT/data/tasks}/$task/task.json" >"$tt" || echo "torch: failed" >&2
+	cat "$tt"
+fi
 t0=$(date +%s)
 "$ROOT/pipelines/evolve.sh" --task "$task" --backend cuda --generations 1000 --population "$pop" \
 	--strategy "$strategy" --max-minutes "$minutes" --archive "$arc" 2>&1 | tail -n 12
-echo "run: $(($(date +%s) - t0)) s"
+run=$(($(date +%s) - t0))
+echo "run: $run s"
 nd=$out/$task-offline.nd
 gzip -dc "$arc" >"$nd"
 echo "statuses: $(jq -r .status "$nd" | sort | uniq -c | xargs)"
@@ -47,3 +59,12 @@ jq -r 'select(.status == "timed") | .id as $i | .origin.generator as $g | .time.
 	done
 echo "compositions: $(jq -r 'select(.origin.generator == "compose") | "\(.id) \(.status) g\(.generation) [\(.time.sizes // [] | map(.candidate.median_us * 100 | round / 100 | tostring) | join(", "))]"' "$nd" | paste -sd ';')"
 echo "best: $(kselect --summary --task "$task" --backend cuda "$nd" | jq -c .best)"
+best=$(kselect --summary --task "$task" --backend cuda "$nd" | jq -r '.best.id // empty')
+[ -n "$best" ] || { echo "table: no timed candidate"; exit 0; }
+echo "table (the archive's best $best; torch from the same call):"
+echo "  size | torch us | baseline us | seed us | best us | % of copy bw | % of fp32 peak | vs torch | vs baseline | run min"
+jq -r --arg i "$best" --rawfile tt "$tt" --argjson run "$run" 'select(.id == $i) | .time.sizes[] |
+	(.size | to_entries | map("\(.value)") | join("x")) as $s |
+	([$tt | split("\n")[] | split("\t") | select(length > 2 and .[1] == $s) | .[2] | tonumber?] | first) as $t |
+	def r2: . * 100 | round / 100;
+	"  \($s) | \($t // "-") | \(.baseline.median_us | r2) | \(.seed.median_us | r2) | \(.candidate.median_us | r2) | \(.pct_peak_bw // 0 | . * 10 | round / 10) | \(.pct_peak_flops // "-" | if type == "number" then . * 10 | round / 10 else . end) | \(if $t then ($t / .candidate.median_us | r2 | tostring) + "x" else "-" end) | \(.speedup_vs_baseline | . * 1000 | round / 1000)x | \($run / 60 * 10 | round / 10)"' "$nd"

@@ -16,20 +16,26 @@
 # should be 1.00) and prints per size max |speedup-1|, copies within 1 %,
 # and the CV of the candidate's median, for anchored and re-anchoring
 # records.  --kb also runs bench/kb/kb_cost.py (KernelBench-style cost).
-#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--new-only] [--fresh-judge] [--kb]
+# --latency N: the latency of one candidate on a warm judge, alone: one
+# pipeline is kept open (its judges warmed by the seed), N children are sent
+# one at a time, each only after the record before came out, and the wall
+# time from write to record is taken; then the same N again (cached compile,
+# verify and time redone).  Prints median, min and max of each.
+#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--latency N] [--new-only] [--fresh-judge] [--kb]
 #                                  [--ktime-opt OPT] [TASK ...]
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records under $OUT (or ./gpu-logs)
 set -uo pipefail
-children=64 budget="" fresh="" kb=0 aa=0 kopts=() passes="new cached"
+children=64 budget="" fresh="" kb=0 aa=0 lat=0 kopts=() passes="new cached"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
 	--kb) kb=1 ;;
 	--new-only) passes=new ;;
 	--aa) aa=$2; shift ;;
+	--latency) lat=$2; shift ;;
 	--ktime-opt) kopts+=("$2"); shift ;;
 	-*) echo "gpu-throughput: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
@@ -56,6 +62,39 @@ summary() {
 		def r2: . * 100 | round / 100;
 		(.[1:]) as $w |
 		"  per record (median of records 2..\(length)): compile \([$w[] | .compile.seconds // 0] | med | r2) s, verify \([$w[] | .verify.seconds // 0] | med | r2) s, time \([$w[] | .time.seconds // 0] | med | r2) s, all three \([$w[] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)] | med | r2) s; first record \(.[0] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0) | r2) s; judges started: verify \([.[] | .verify.judge.started // 0] | max), time \([.[] | .time.judge.started // 0] | max)"' "$1"
+}
+
+# latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
+# again, one at a time through one open pipeline; seconds from write to record.
+latency() {
+	local lf=$out/$1-latency.nd line t0 t1 i rec
+	coproc LAT { kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}"; } 2>"$out/$1-latency.err"
+	: >"$lf"
+	: >"$tmp/lat.tsv"
+	for i in $(seq 0 $((2 * lat))); do
+		if [ "$i" = 0 ]; then
+			rec=$(head -n 1 "$out/$1-seed.nd" | jq -c '{id: "lat-seed", task, backend, generation: 0, parents: [], source, status: "generated"}')
+		else
+			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | jq -c --arg p "$([ "$i" -le "$lat" ] && echo new || echo cached)" '.id = "lat-\($p)-" + .id')
+		fi
+		t0=$(date +%s.%N)
+		printf '%s\n' "$rec" >&"${LAT[1]}"
+		IFS= read -r line <&"${LAT[0]}" || { echo "$1 latency: the pipeline ended early (see $out/$1-latency.err)"; break; }
+		t1=$(date +%s.%N)
+		printf '%s\n' "$line" >>"$lf"
+		[ "$i" = 0 ] || printf '%s\t%s\t%s\n' "$([ "$i" -le "$lat" ] && echo new || echo cached)" \
+			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(printf '%s' "$line" | jq -r .status)" >>"$tmp/lat.tsv"
+	done
+	local fd=${LAT[1]}
+	exec {fd}>&-
+	wait "$LAT_PID" 2>/dev/null
+	for p in new cached; do
+		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$tmp/lat.tsv" | sort -n | awk -v p="$p" -v t="$1" \
+			-v st="$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)" '{ v[++n] = $1 }
+			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
+	done
+	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) time \(.time.seconds // 0 | r2) s"' "$lf" | head -n $((2 * lat))
 }
 
 for task in "$@"; do
@@ -88,6 +127,9 @@ for task in "$@"; do
 	if [ "$(wc -l <"$tmp/kids.nd")" -lt "$children" ]; then
 		echo "$task: kgen wrote $(wc -l <"$tmp/kids.nd") children, not $children (see $out/$task-kgen.err)"
 		continue
+	fi
+	if [ "$lat" -gt 0 ]; then
+		latency "$task"
 	fi
 	for pass in $passes; do
 		t0=$(date +%s.%N)

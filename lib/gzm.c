@@ -28,6 +28,11 @@ int gzm_init(struct gzm *g, int fd, uint64_t base)
 	return 0;
 }
 
+int gzm_buffered(const struct gzm *g)
+{
+	return g->avail > 0 || (g->started && g->gz);
+}
+
 void gzm_end(struct gzm *g)
 {
 	if (g->zok)

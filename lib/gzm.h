@@ -49,6 +49,10 @@ int gzm_init(struct gzm *g, int fd, uint64_t base);
  * -1 on a read error (errno), -2 when the input is damaged (damage_at,
  * reason).  Output delivered before -2 came from the damaged member too. */
 ssize_t gzm_read(struct gzm *g, void *buf, size_t cap);
+/* 1 when a gzm_read may return bytes without reading the descriptor (bytes
+ * read and not yet handed out, or a gzip stream, whose inflate state is not
+ * looked into); 0 when the next gzm_read has to read the descriptor first. */
+int gzm_buffered(const struct gzm *g);
 void gzm_end(struct gzm *g);
 
 #endif

@@ -238,6 +238,13 @@ const char *nd_text(const struct nd_reader *r, size_t *len)
 }
 
 long nd_line(const struct nd_reader *r) { return r->lineno; }
+
+int nd_wait_fd(const struct nd_reader *r)
+{
+	if (r->eof || r->fd < 0 || gzm_buffered(&r->g) || memchr(r->out + r->opos, '\n', r->olen - r->opos))
+		return -1;
+	return r->fd;
+}
 const char *nd_name(const struct nd_reader *r) { return r->name; }
 
 void nd_close(struct nd_reader *r)

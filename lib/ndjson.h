@@ -45,6 +45,11 @@ int nd_damage_msg(char *errbuf, const char *name, unsigned long long at, const c
 /* Raw text of the last line returned by nd_next (valid until the next call). */
 const char *nd_text(const struct nd_reader *r, size_t *len);
 long nd_line(const struct nd_reader *r);
+/* The descriptor the next nd_next would block on: -1 when a whole line is
+ * already read (or the input ended, or it is gzip, see gzm_buffered), so
+ * nd_next returns without waiting.  Lets a caller with other work (lib/tool.c's
+ * workers) poll the input and that work together. */
+int nd_wait_fd(const struct nd_reader *r);
 /* The name used in messages: the path, or "<stdin>". */
 const char *nd_name(const struct nd_reader *r);
 void nd_close(struct nd_reader *r);

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,33 @@ static int pool_start(struct tool *t, struct pool *p, json_t *rec, tool_fn fn, v
 	return 0;
 }
 
+/* Before a read that would block: write out the records of the oldest
+ * workers as they finish, in order, until the input has a line to read.
+ * Without it a record waited for the next input line or the pool to fill,
+ * so a pipeline fed one record at a time (a coprocess that writes the next
+ * record after reading the last one's result) waited for ever
+ * (tests/sh/t18-kcompile-jobs.sh, "streamed one at a time"). */
+static void pool_while_input_waits(struct tool *t, struct pool *p, const struct nd_reader *r)
+{
+	int in = nd_wait_fd(r);
+	while (in >= 0 && p->n > 0 && t->status != KSCI_EXIT_FATAL) {
+		struct pollfd f[2] = {{.fd = in, .events = POLLIN}, {.fd = p->s[p->head].fd, .events = POLLIN}};
+		if (poll(f, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* nd_next blocks as before */
+		}
+		if (f[1].revents) {
+			pool_finish_oldest(t, p);
+			if (fflush(t->out) != 0) {
+				tool_write_error();
+				t->status = KSCI_EXIT_FATAL;
+			}
+		} else if (f[0].revents)
+			return;
+	}
+}
+
 static int run_one(struct tool *t, const char *path, tool_fn fn, void *ctx, struct pool *p)
 {
 	char e[ERRBUF];
@@ -247,6 +275,8 @@ static int run_one(struct tool *t, const char *path, tool_fn fn, void *ctx, stru
 	t->input = nd_name(r);
 	for (;;) {
 		json_t *rec;
+		if (p)
+			pool_while_input_waits(t, p, r);
 		int rc = nd_next(r, &rec, e);
 		if (rc == 0)
 			break;

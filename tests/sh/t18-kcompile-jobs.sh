@@ -5,7 +5,8 @@
 # same records as -j 1; and a record whose process is killed is written on,
 # marked, not lost (compile-process-killed-record-lost); the compiler runs
 # niced (compiles-starve-the-judge); the workers' warnings never run into
-# each other (warnings-of-workers-interleave).
+# each other (warnings-of-workers-interleave); a record is written when it is
+# compiled, not when the next input line comes (streamed one at a time).
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
@@ -96,4 +97,23 @@ expect_eq "every warning is whole and names its own record's fault" "" "$(awk '
 	/^kcompile: <stdin>: line [0-9]+: missing field "source"$/ { split($0, a, " "); n = a[4] + 0; if (n % 2 == 0) next }
 	/^kcompile: <stdin>: line [0-9]+: unknown task "nope-task"/ { split($0, a, " "); n = a[4] + 0; if (n % 2 == 1) next }
 	{ print NR ": " $0 }' bad.err | head -5)"
+# --- streamed one at a time -------------------------------------------------
+# A coprocess that writes the next record only after reading the last one's
+# result (bench/gpu-throughput.sh --latency): with -j 4 a compiled record
+# waited for the next input line or the pool to fill, so this waited for
+# ever.  The read's 300 s limit is only there to end the test on the old
+# code (which never answers); a compile takes about a second.
+coproc KC { kcompile -j 4 2>stream.err; }
+got=""
+for i in 1 2 3; do
+	gen "s$i" "// s$i" >&"${KC[1]}"
+	line=""
+	IFS= read -r -t 300 line <&"${KC[0]}" || break
+	got="$got $(printf '%s' "$line" | jq -r '.id + ":" + .status')"
+done
+kc_in=${KC[1]}
+exec {kc_in}>&-
+wait "$KC_PID"
+expect_eq "-j 4 fed one record at a time: each written before the next is sent" \
+	" rs1:compiled rs2:compiled rs3:compiled" "$got"
 done_testing
