@@ -266,6 +266,35 @@ static int measure_copy(double *gbps, char *e)
 	return 0;
 }
 
+int cuda_read_pass(const void *p, size_t bytes, int sms, char *e); /* judge_dev.cu */
+
+/* The read bandwidth: best of 5 passes of a kernel that only reads 1 GiB. */
+static int measure_read(double *gbps, char *e)
+{
+	size_t n = (size_t)1 << 30;
+	void *a = NULL;
+	if (cudaMalloc(&a, n) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return errf(e, "no memory for the read bandwidth test");
+	}
+	double t[6];
+	int rc = 0;
+	if (cudaMemset(a, 1, n) != cudaSuccess)
+		rc = errf(e, "memset failed");
+	for (int i = 0; i < 6 && rc == 0; i++) {
+		rc = time_region_start(e);
+		if (!rc)
+			rc = cuda_read_pass(a, n, G.prop.multiProcessorCount, e);
+		if (!rc)
+			rc = time_region_end(&t[i], e);
+	}
+	cudaFree(a);
+	if (rc)
+		return -1;
+	*gbps = (double)n / best_of(t + 1, 5) / 1e9;
+	return 0;
+}
+
 static int measure_sgemm(double *gflops, char *e)
 {
 	static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
@@ -322,7 +351,7 @@ static json_t *c_peak(void)
 	int rt = 0;
 	cudaRuntimeGetVersion(&rt);
 	int have_dir = cache_dir("device", dir, sizeof dir, e) == 0;
-	snprintf(path, sizeof path, "%s/cuda-%s-rt%d.json", dir, uuid, rt);
+	snprintf(path, sizeof path, "%s/cuda-%s-rt%d-v2.json", dir, uuid, rt); /* v2: with read_gbps */
 	if (have_dir) {
 		json_t *j = json_load_file(path, 0, NULL);
 		if (json_is_object(j)) {
@@ -331,18 +360,23 @@ static json_t *c_peak(void)
 		}
 		json_decref(j);
 	}
-	fprintf(stderr, "kharness: measuring this GPU's copy bandwidth and SGEMM rate (once per device)\n");
+	fprintf(stderr, "kharness: measuring this GPU's copy and read bandwidth and SGEMM rate (once per device)\n");
 	json_t *j = json_pack("{s:s, s:s}", "gpu", G.prop.name, "uuid", uuid);
 	double v = 0;
 	if (measure_copy(&v, e) == 0)
 		json_object_set_new(j, "copy_gbps", json_real(v));
 	else
 		json_object_set_new(j, "copy_error", json_string(e));
+	if (measure_read(&v, e) == 0)
+		json_object_set_new(j, "read_gbps", json_real(v));
+	else
+		json_object_set_new(j, "read_error", json_string(e));
 	if (measure_sgemm(&v, e) == 0)
 		json_object_set_new(j, "sgemm_gflops", json_real(v));
 	else
 		json_object_set_new(j, "sgemm_error", json_string(e));
 	json_object_set_new(j, "how", json_string("copy: best of 5 cudaMemcpy D2D of 1 GiB, bytes read+written; "
+						  "read: best of 5 passes of a read-only kernel over 1 GiB; "
 						  "sgemm: best of 3 cublasSgemm 8192^3, default (fp32) math"));
 	char *txt = json_dumps(j, JSON_COMPACT);
 	if (have_dir && txt)

@@ -4,7 +4,8 @@
 # flagged time.implausible, kselect never picks it nor counts it the best,
 # kreport counts it "implausible", the composer leaves it out, and the
 # pipelines verify and time it again before appending (rechecked: true when
-# it stays above).
+# it stays above); a kernel that only reads is bounded by the read bandwidth
+# where that is above the copy (read-only-kernel-held-back-as-implausible).
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
@@ -23,6 +24,22 @@ ktime --budget 0.05 --peak-gbps 1000000 <v.nd >high.nd 2>/dev/null
 expect_eq "under a peak of 1 PB/s: no flag" "timed false" "$(jq -r '"\(.status) \(.time | has("implausible"))"' high.nd)"
 ktime --budget 0.05 --peak-gbps 0 <v.nd >/dev/null 2>err
 expect_eq "--peak-gbps 0: usage error" 2 $?
+
+# --- read-only-kernel-held-back-as-implausible ------------------------------
+# rowsum only reads: on an H100 its seed read at 102 % of the copy bandwidth
+# (read + written bytes of a memcpy), was flagged, and an offline search had
+# nothing to select.  Its bound is the larger of the copy and the read
+# bandwidth.  G is this machine's rate; the peaks are set 100 times away
+# from it, so no timing noise decides.
+G=$(jq '[.time.sizes[].gbps] | max' high.nd)
+cp=$(jq -n --argjson g "$G" '$g / 100') rd_hi=$(jq -n --argjson g "$G" '$g * 100') rd_lo=$(jq -n --argjson g "$G" '$g / 99')
+ktime --budget 0.05 --peak-gbps "$cp" --peak-read-gbps "$rd_hi" <v.nd >rd.nd 2>/dev/null
+expect_eq "far above the copy peak, far under the read peak: no flag, % of peak still against the copy" "false true" \
+	"$(jq -r '"\(.time | has("implausible")) \([.time.sizes[].pct_peak_bw] | min > 100)"' rd.nd)"
+ok "…and the record says which read peak bounded it" jq -e --argjson r "$rd_hi" '.time.peak.read_gbps == $r and .time.peak.given' rd.nd
+ktime --budget 0.05 --peak-gbps "$cp" --peak-read-gbps "$rd_lo" <v.nd >rd2.nd 2>/dev/null
+ok "above both: flagged, the message says the read bandwidth was counted" \
+	jq -e '.time.implausible.message | test("% of its copy bandwidth peak \\(its read bandwidth is higher, but not that high\\) at ")' rd2.nd
 
 # Held back: never a parent, never the best.
 jq -c '.id = "held"' low.nd >arch.nd
