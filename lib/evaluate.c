@@ -495,8 +495,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "peak_gbps", json_real(o->peak_gbps));
 	if (o->peak_gflops > 0)
 		json_object_set_new(job, "peak_gflops", json_real(o->peak_gflops));
-	if (o->peak_read_gbps > 0)
-		json_object_set_new(job, "peak_read_gbps", json_real(o->peak_read_gbps));
+	if (o->peak_dram_gbps > 0)
+		json_object_set_new(job, "peak_dram_gbps", json_real(o->peak_dram_gbps));
 	if (o->stop_below > 0)
 		json_object_set_new(job, "stop_below", json_real(o->stop_below));
 	if (jd && o->anchor_every >= 0 && strcmp(o->mode, "time") == 0)

@@ -31,7 +31,7 @@ struct eval_opts {
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */
 	double arena_mb;      /* time: the arena's budget in MiB (0: the back end's default) */
 	double peak_gbps, peak_gflops; /* time: peaks given instead of the measured ones (0: measured) */
-	double peak_read_gbps;         /* time: the read bandwidth given (0: measured) */
+	double peak_dram_gbps;         /* time: the DRAM's rated bandwidth given (0: NVML's) */
 	double noise;         /* time: the method's relative spread between judges, for intervals (0: the back end's) */
 	double stop_below;    /* time: stop a candidate whose speedup vs the seed falls below this (0: never) */
 	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one; -1: the back end's default, 8 on a GPU, 0 on the CPU) */

@@ -41,6 +41,7 @@ static struct {
 	cudaEvent_t ev0, ev1;
 	void *flushbuf;
 	size_t flushbytes;
+	double dram_gbps; /* the DRAM's rated bandwidth (NVML), 0: unknown */
 	unsigned char flushval;
 	json_t *env;
 	struct cudaDeviceProp prop;
@@ -123,9 +124,16 @@ static void nvml_facts(json_t *env)
 		if (!isnan(st.power_w))
 			json_object_set_new(env, "power_w", json_real(st.power_w));
 	}
-	unsigned v;
+	unsigned v, mem = 0, bits = 0;
 	if (maxclk && maxclk(d, 1, &v) == 0)
 		json_object_set_new(env, "sm_clock_max_mhz", json_integer(v));
+	/* The DRAM's rated bandwidth: bus width x the highest memory clock x 2
+	 * (double data rate) — 3352 GB/s on an H100 SXM (2619 MHz, 5120 bits),
+	 * the bound no kernel's own bytes can beat, where a memcpy reaches 3.0. */
+	int (*buswidth)(void *, unsigned *);
+	*(void **)&buswidth = dlsym(h, "nvmlDeviceGetMemoryBusWidth");
+	if (maxclk && buswidth && maxclk(d, 2, &mem) == 0 && buswidth(d, &bits) == 0 && mem > 0 && bits > 0)
+		G.dram_gbps = 2.0 * mem * 1e6 * bits / 8 / 1e9;
 }
 
 static int c_init(char *e)
@@ -266,35 +274,6 @@ static int measure_copy(double *gbps, char *e)
 	return 0;
 }
 
-int cuda_read_pass(const void *p, size_t bytes, int sms, char *e); /* judge_dev.cu */
-
-/* The read bandwidth: best of 5 passes of a kernel that only reads 1 GiB. */
-static int measure_read(double *gbps, char *e)
-{
-	size_t n = (size_t)1 << 30;
-	void *a = NULL;
-	if (cudaMalloc(&a, n) != cudaSuccess) {
-		(void)cudaGetLastError();
-		return errf(e, "no memory for the read bandwidth test");
-	}
-	double t[6];
-	int rc = 0;
-	if (cudaMemset(a, 1, n) != cudaSuccess)
-		rc = errf(e, "memset failed");
-	for (int i = 0; i < 6 && rc == 0; i++) {
-		rc = time_region_start(e);
-		if (!rc)
-			rc = cuda_read_pass(a, n, G.prop.multiProcessorCount, e);
-		if (!rc)
-			rc = time_region_end(&t[i], e);
-	}
-	cudaFree(a);
-	if (rc)
-		return -1;
-	*gbps = (double)n / best_of(t + 1, 5) / 1e9;
-	return 0;
-}
-
 static int measure_sgemm(double *gflops, char *e)
 {
 	static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
@@ -351,7 +330,7 @@ static json_t *c_peak(void)
 	int rt = 0;
 	cudaRuntimeGetVersion(&rt);
 	int have_dir = cache_dir("device", dir, sizeof dir, e) == 0;
-	snprintf(path, sizeof path, "%s/cuda-%s-rt%d-v2.json", dir, uuid, rt); /* v2: with read_gbps */
+	snprintf(path, sizeof path, "%s/cuda-%s-rt%d.json", dir, uuid, rt);
 	if (have_dir) {
 		json_t *j = json_load_file(path, 0, NULL);
 		if (json_is_object(j)) {
@@ -360,29 +339,33 @@ static json_t *c_peak(void)
 		}
 		json_decref(j);
 	}
-	fprintf(stderr, "kharness: measuring this GPU's copy and read bandwidth and SGEMM rate (once per device)\n");
+	fprintf(stderr, "kharness: measuring this GPU's copy bandwidth and SGEMM rate (once per device)\n");
 	json_t *j = json_pack("{s:s, s:s}", "gpu", G.prop.name, "uuid", uuid);
 	double v = 0;
 	if (measure_copy(&v, e) == 0)
 		json_object_set_new(j, "copy_gbps", json_real(v));
 	else
 		json_object_set_new(j, "copy_error", json_string(e));
-	if (measure_read(&v, e) == 0)
-		json_object_set_new(j, "read_gbps", json_real(v));
-	else
-		json_object_set_new(j, "read_error", json_string(e));
 	if (measure_sgemm(&v, e) == 0)
 		json_object_set_new(j, "sgemm_gflops", json_real(v));
 	else
 		json_object_set_new(j, "sgemm_error", json_string(e));
 	json_object_set_new(j, "how", json_string("copy: best of 5 cudaMemcpy D2D of 1 GiB, bytes read+written; "
-						  "read: best of 5 passes of a read-only kernel over 1 GiB; "
 						  "sgemm: best of 3 cublasSgemm 8192^3, default (fp32) math"));
 	char *txt = json_dumps(j, JSON_COMPACT);
 	if (have_dir && txt)
 		file_write_atomic(path, txt, strlen(txt), e);
 	free(txt);
 	json_object_set_new(j, "cached", json_false());
+	return j;
+}
+
+/* The measured peaks, with the DRAM's rated bandwidth (NVML) beside them. */
+static json_t *c_peak_all(void)
+{
+	json_t *j = c_peak();
+	if (json_is_object(j) && G.dram_gbps > 0)
+		json_object_set_new(j, "dram_gbps", json_real(G.dram_gbps));
 	return j;
 }
 
@@ -527,7 +510,7 @@ const struct dev_ops dev_cuda = {
 	.call = c_call,
 	.flush = c_flush,
 	.env = c_env,
-	.peak = c_peak,
+	.peak = c_peak_all,
 	.state = c_state,
 	.mem_info = c_mem_info,
 	.share = c_share,

@@ -10,12 +10,7 @@
  *    not copies to the host (which took ~0.1 s at 4096x4096 and, between
  *    batches, left the GPU idle long enough to change the next batch's
  *    timing).  The host comparison (harness.c) is the one that explains a
- *    mismatch; these only count, with the same rules;
- *  - cuda_read_pass: one read of a buffer at the rate the device allows, for
- *    the measured read bandwidth (lib/cuda/dev_cuda.c): a kernel that only
- *    reads (rowsum) outruns the copy bandwidth a memcpy measures (read +
- *    written bytes), by 2.5 % on an H100, so the plausibility guard needs
- *    the read rate as well.
+ *    mismatch; these only count, with the same rules.
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -214,32 +209,4 @@ extern "C" int cuda_equal(const void *a, const void *b, size_t bytes, int *same,
 		return -1;
 	*same = h == 0;
 	return 0;
-}
-
-/* Every thread keeps four 16-byte loads in flight; the XOR of all is stored
- * only if it equals a constant, so the loads cannot be dropped. */
-__global__ static void read_kernel(const uint4 *p, long long n4, unsigned int *sink)
-{
-	unsigned int acc = 0;
-	long long stride = (long long)gridDim.x * blockDim.x, i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-	for (; i + 3 * stride < n4; i += 4 * stride) {
-		uint4 a = __ldcs(p + i), b = __ldcs(p + i + stride), c = __ldcs(p + i + 2 * stride),
-		      d = __ldcs(p + i + 3 * stride);
-		acc ^= (a.x ^ a.y ^ a.z ^ a.w) ^ (b.x ^ b.y ^ b.z ^ b.w) ^ (c.x ^ c.y ^ c.z ^ c.w) ^ (d.x ^ d.y ^ d.z ^ d.w);
-	}
-	for (; i < n4; i += stride) {
-		uint4 a = __ldcs(p + i);
-		acc ^= a.x ^ a.y ^ a.z ^ a.w;
-	}
-	if (acc == 0x9e3779b9u)
-		*sink = acc;
-}
-
-extern "C" int cuda_read_pass(const void *p, size_t bytes, int sms, char *e)
-{
-	unsigned int *d = (unsigned int *)scratch(sizeof(struct cmp_acc), e);
-	if (!d)
-		return -1;
-	read_kernel<<<(unsigned)(sms > 0 ? 8 * sms : 1024), 256>>>((const uint4 *)p, (long long)(bytes / 16), d);
-	return ck(cudaGetLastError(), "read kernel", e);
 }

@@ -4,8 +4,8 @@
 # flagged time.implausible, kselect never picks it nor counts it the best,
 # kreport counts it "implausible", the composer leaves it out, and the
 # pipelines verify and time it again before appending (rechecked: true when
-# it stays above); a kernel that only reads is bounded by the read bandwidth
-# where that is above the copy (read-only-kernel-held-back-as-implausible).
+# it stays above); bytes are bounded by the DRAM's rated bandwidth where that
+# is above the copy rate (read-only-kernel-held-back-as-implausible).
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
@@ -28,18 +28,18 @@ expect_eq "--peak-gbps 0: usage error" 2 $?
 # --- read-only-kernel-held-back-as-implausible ------------------------------
 # rowsum only reads: on an H100 its seed read at 102 % of the copy bandwidth
 # (read + written bytes of a memcpy), was flagged, and an offline search had
-# nothing to select.  Its bound is the larger of the copy and the read
-# bandwidth.  G is this machine's rate; the peaks are set 100 times away
+# nothing to select.  Its bound is the larger of the copy rate and the DRAM's
+# rated bandwidth (NVML; here given with --peak-dram-gbps).  G is this machine's rate; the peaks are set 100 times away
 # from it, so no timing noise decides.
 G=$(jq '[.time.sizes[].gbps] | max' high.nd)
 cp=$(jq -n --argjson g "$G" '$g / 100') rd_hi=$(jq -n --argjson g "$G" '$g * 100') rd_lo=$(jq -n --argjson g "$G" '$g / 99')
-ktime --budget 0.05 --peak-gbps "$cp" --peak-read-gbps "$rd_hi" <v.nd >rd.nd 2>/dev/null
-expect_eq "far above the copy peak, far under the read peak: no flag, % of peak still against the copy" "false true" \
+ktime --budget 0.05 --peak-gbps "$cp" --peak-dram-gbps "$rd_hi" <v.nd >rd.nd 2>/dev/null
+expect_eq "far above the copy peak, far under the DRAM rate: no flag, % of peak still against the copy" "false true" \
 	"$(jq -r '"\(.time | has("implausible")) \([.time.sizes[].pct_peak_bw] | min > 100)"' rd.nd)"
-ok "…and the record says which read peak bounded it" jq -e --argjson r "$rd_hi" '.time.peak.read_gbps == $r and .time.peak.given' rd.nd
-ktime --budget 0.05 --peak-gbps "$cp" --peak-read-gbps "$rd_lo" <v.nd >rd2.nd 2>/dev/null
-ok "above both: flagged, the message says the read bandwidth was counted" \
-	jq -e '.time.implausible.message | test("% of its copy bandwidth peak \\(its read bandwidth is higher, but not that high\\) at ")' rd2.nd
+ok "…and the record says which DRAM rate bounded it" jq -e --argjson r "$rd_hi" '.time.peak.dram_gbps == $r and .time.peak.given' rd.nd
+ktime --budget 0.05 --peak-gbps "$cp" --peak-dram-gbps "$rd_lo" <v.nd >rd2.nd 2>/dev/null
+ok "above both: flagged, the message says the DRAM rate was counted" \
+	jq -e '.time.implausible.message | test("% of its copy bandwidth peak, above the DRAM.s rated bandwidth too at ")' rd2.nd
 
 # Held back: never a parent, never the best.
 jq -c '.id = "held"' low.nd >arch.nd

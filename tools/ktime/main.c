@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
-		{"peak-read-gbps", required_argument, 0, 'W'}, {0, 0, 0, 0}};
+		{"peak-dram-gbps", required_argument, 0, 'W'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	double slower = 0, best = 1;
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 			case 'Z': rc = opt_double("--noise", optarg, 1e-6, 1, &o.noise, e); break;
 			case 'G': rc = opt_double("--peak-gbps", optarg, 1e-6, 1e9, &o.peak_gbps, e); break;
 			case 'Q': rc = opt_double("--peak-gflops", optarg, 1e-6, 1e12, &o.peak_gflops, e); break;
-			case 'W': rc = opt_double("--peak-read-gbps", optarg, 1e-6, 1e9, &o.peak_read_gbps, e); break;
+			case 'W': rc = opt_double("--peak-dram-gbps", optarg, 1e-6, 1e9, &o.peak_dram_gbps, e); break;
 			case 'h': return tool_usage(KSCI_EXIT_OK, HELP_USAGE, HELP_BODY);
 			default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 			}
