@@ -4,7 +4,8 @@
 # evolve.sh and evolve-parallel.sh share (docs/loop.md): after the
 # generation's children are timed,
 #   fix   children that failed for their own sake (compile_error, wrong,
-#         crashed, timeout; not a transient compile failure of the machine)
+#         crashed, timeout; not a transient compile failure of the machine,
+#         the candidate's or, in kverify and ktime, the task's own objects')
 #         go to kgen --stage fix, and the fixes that fail again, up to
 #         --max-fix rounds;
 #   tune  "model, then tune": every model child that was verified and timed
@@ -36,7 +37,7 @@
 # passes_fix_input IN OUT: the records of IN a fix round takes.
 passes_fix_input() {
 	jq -c 'select((.status | IN("compile_error", "wrong", "crashed", "timeout")) and
-		(.compile.transient // false | not) and (.source | type == "string"))' "$1" >"$2"
+		([.compile, .verify, .time] | any(.transient? // false) | not) and (.source | type == "string"))' "$1" >"$2"
 }
 
 # passes_tune_input IN OUT SEED: one mutate request for each model child of

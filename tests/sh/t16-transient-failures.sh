@@ -7,6 +7,11 @@
 # - killed-kverify-left-harness-running: kill -9 of kverify left its harness
 #   (and the kernel in it) running for ever, since only kverify enforced the
 #   deadline (lib/proc.c: the child dies with its caller).
+# - trusted-role-compile-timeout-blamed-on-candidate: under load (t23 in a
+#   run of scripts/check-under-load.sh) the task's own reference compiled
+#   past its deadline inside kverify, and the candidate's record came out
+#   `crashed` like any crash of its own, so the fix pass would send it to
+#   the model; now the stage is marked transient and says why.
 . "$(dirname "$0")/lib.sh"
 
 rec() { jq -cn --rawfile s "$1" '{task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}'; }
@@ -90,4 +95,27 @@ for mode in unsafe sandboxed; do
 	ok "killed kverify ($mode): everything below it is gone" gone $below
 done
 
+# --- trusted-role-compile-timeout-blamed-on-candidate ---
+# A compiler killed by a signal (as the deadline does) for the reference
+# only (its source names the reference), in kverify, on a fresh cache.
+cat >"$T/killed-cc" <<'SH'
+#!/bin/sh
+grep -q "rowsum reference" candidate.c 2>/dev/null && kill -KILL $$ # run in the build directory
+exec cc "$@"
+SH
+chmod +x "$T/killed-cc"
+rec "$ROOT/data/tasks/rowsum/seed.c" | KSCI_CACHE=$T/cache-t KSCI_CC=$T/killed-cc kcompile --unsafe-no-sandbox >"$T/tc.nd" 2>/dev/null
+KSCI_CACHE=$T/cache-t KSCI_CC=$T/killed-cc kverify --unsafe-no-sandbox <"$T/tc.nd" >"$T/tv.nd" 2>"$T/tv.err"
+ok "the reference's compile killed: the record is written on, its stage marked transient" \
+	jq -e '.status == "crashed" and .verify.transient == true' "$T/tv.nd"
+ok "…and the message says whose compile failed and why" \
+	jq -e '.verify.message | test("reference of task rowsum does not compile .*killed by a signal")' "$T/tv.nd"
+KSCI_CACHE=$T/cache-t kverify --unsafe-no-sandbox <"$T/tc.nd" >"$T/tv2.nd" 2>/dev/null
+expect_eq "nothing of it was kept: with a working compiler the same record verifies" verified "$(jq -r .status "$T/tv2.nd")"
+# shellcheck source=pipelines/evolve-passes.sh
+. "$ROOT/pipelines/evolve-passes.sh"
+jq -c '.status = "crashed" | .verify = {ok: false, status: "error", message: "its own crash"}' "$T/tc.nd" >"$T/own.nd"
+cat "$T/tv.nd" "$T/own.nd" >"$T/fixin.nd"
+passes_fix_input "$T/fixin.nd" "$T/fixout.nd"
+expect_eq "the fix pass takes the candidate's own crash, not the machine's" "its own crash" "$(jq -r .verify.message "$T/fixout.nd")"
 done_testing
