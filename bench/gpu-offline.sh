@@ -43,7 +43,8 @@ if [ "$torch" = 1 ]; then
 fi
 t0=$(date +%s)
 "$ROOT/pipelines/evolve.sh" --task "$task" --backend cuda --generations 1000 --population "$pop" \
-	--strategy "$strategy" --max-minutes "$minutes" --archive "$arc" 2>&1 | tail -n 12
+	--strategy "$strategy" --max-minutes "$minutes" --archive "$arc" 2>&1 |
+	while IFS= read -r l; do printf '%s %s\n' "$(date +%T)" "$l"; done # as it goes: a run cut short still shows where its time went
 run=$(($(date +%s) - t0))
 echo "run: $run s"
 nd=$out/$task-offline.nd
