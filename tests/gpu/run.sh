@@ -2,7 +2,8 @@
 # tests/gpu/run.sh — `make check-gpu`: on a machine with an NVIDIA GPU, pipe
 # planted-bug candidates (tests/gpu/*.cu, task tests/gpu/tasks/axpy) through
 # kcompile | kverify | ktime and check each ends in the right status; then
-# verify the CUDA seed, baseline and device reference of matmul and softmax
+# verify the CUDA seed and device reference of every task that has one (matmul,
+# softmax, rowsum, layernorm, rmsnorm, bias_gelu, transpose)
 # against the host reference.  Ends with "N passed, N failed".
 set -euo pipefail
 usage() { echo "usage: tests/gpu/run.sh [-h]   (env: KSCIBIN, KSCI_CACHE)"; }
@@ -89,7 +90,7 @@ else
 fi
 
 export KSCI_TASKS=$ROOT/data/tasks
-for t in matmul softmax; do
+for t in matmul softmax rowsum layernorm rmsnorm bias_gelu transpose; do
 	expect "$t-seed"      verified "" verify "$t" "$ROOT/data/tasks/$t/seed.cu"
 	[ -f "$ROOT/data/tasks/$t/reference.cu" ] &&
 		expect "$t-reference.cu" verified "" verify "$t" "$ROOT/data/tasks/$t/reference.cu"
