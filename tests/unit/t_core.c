@@ -152,6 +152,36 @@ static void test_ndjson(void)
 	T_OK(nd_open("/nonexistent/x", e) == NULL && strstr(e, "No such file"), "missing file named");
 }
 
+/* nd_wait_fd: the descriptor the next nd_next would block on, or -1 when a
+ * whole line is buffered (lib/tool.c polls it with its workers'
+ * pipes: kcompile -j held a compiled record until the next line came). */
+static void test_nd_wait_fd(void)
+{
+	int p[2], keep = dup(0);
+	char e[ERRBUF];
+	json_t *v = NULL;
+	T_OK(pipe(p) == 0 && dup2(p[0], 0) == 0, "a pipe as stdin");
+	close(p[0]);
+	struct nd_reader *r = nd_open("-", e);
+	T_OK(r && nd_wait_fd(r) == 0, "nothing read yet: wait on the input");
+	const char *a = "{\"a\":1}\n{\"b\":2}\n{\"c\"";
+	T_OK(write(p[1], a, strlen(a)) == (ssize_t)strlen(a), "two lines and a part written");
+	T_OK(nd_next(r, &v, e) == 1 && json_object_get(v, "a"), "the first line");
+	json_decref(v);
+	T_OK(nd_wait_fd(r) == -1, "the second line is already read: no wait");
+	T_OK(nd_next(r, &v, e) == 1 && json_object_get(v, "b"), "the second line");
+	json_decref(v);
+	T_OK(nd_wait_fd(r) == 0, "only part of a line read: wait on the input");
+	T_OK(write(p[1], ":3}\n", 4) == 4, "the rest written");
+	close(p[1]);
+	T_OK(nd_next(r, &v, e) == 1 && json_object_get(v, "c"), "the third line");
+	json_decref(v);
+	T_OK(nd_next(r, &v, e) == 0 && nd_wait_fd(r) == -1, "at the end: no wait");
+	nd_close(r);
+	dup2(keep, 0);
+	close(keep);
+}
+
 static void test_opt(void)
 {
 	char e[ERRBUF];
@@ -233,6 +263,7 @@ int main(void)
 	test_stats();
 	test_rec();
 	test_ndjson();
+	test_nd_wait_fd();
 	test_opt();
 	return T_DONE();
 }
