@@ -4,7 +4,8 @@
 # speedup over the seed, a 2 % margin over the default, compositions and
 # results held back as implausible never variants), what it refuses (c, no
 # archive, nothing to compose, the same composition again), the record it
-# writes, that nvcc compiles it, and the pipelines' compose pass.
+# writes, that nvcc compiles it (and a composition of every tuned seed's
+# variants), and the pipelines' compose pass.
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 seed=$ROOT/data/tasks/softmax/seed.cu
@@ -41,6 +42,40 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	kcompile <c.nd >cc.nd 2>/dev/null
 	expect_eq "nvcc compiles the composition" compiled "$(jq -r .status cc.nd)"
 	ok "both variants' kernels are in it" jq -e '[.compile.resources.kernels[].name] | (map(test("ksci_v0")) | any) and (map(test("ksci_v1")) | any)' cc.nd
+	# Every tuned seed composes: three of its variants (the defaults and two
+	# knob changes) in one candidate, compiled.  A seed whose code cannot
+	# live in a namespace (a global of one name, a macro it never undefines)
+	# would break every composition the offline search makes.
+	mk() { # TASK 'KNOB=V ...': the seed with those knobs
+		local src kv
+		src=$(cat "$ROOT/data/tasks/$1/seed.cu")
+		for kv in $2; do src=$(printf '%s\n' "$src" | sed "s/^#define ${kv%%=*} [^ ]* /#define ${kv%%=*} ${kv#*=} /"); done
+		printf '%s\n' "$src"
+	}
+	vt() { # ID TASK SOURCE K: timed, 2x the seed at size K, 1x elsewhere
+		jq -cn --arg id "$1" --arg t "$2" --arg s "$3" --argjson k "$4" --slurpfile tj "$ROOT/data/tasks/$2/task.json" \
+			'{id: $id, task: $t, backend: "cuda", generation: 1, parents: [], source: $s, status: "timed",
+			  time: {speedup_vs_seed: 1.1, speedup_vs_baseline: 1.1,
+			         sizes: [$tj[0].bench_cuda | to_entries[] | {size: .value, speedup_vs_seed: (if .key == $k then 2 else 1 end)}]}}'
+	}
+	while read -r t k1 k2; do
+		{ vt "$t-a" "$t" "$(mk "$t" "")" 0; vt "$t-b" "$t" "$(mk "$t" "${k1//,/ }")" 1; vt "$t-c" "$t" "$(mk "$t" "${k2//,/ }")" 2; } >"seeds-$t.nd"
+		echo "{\"task\": \"$t\", \"backend\": \"cuda\", \"generation\": 2, \"parents\": [], \"status\": \"selected\"}"
+	done <<'VARIANTS' >seeds-req.nd
+rowsum ROW_THREADS=8,VEC=4,UNROLL=1 SPLIT=64,FINISH=1
+layernorm ROW_THREADS=32,CACHE=8 CLUSTER=4,CACHE=8
+rmsnorm ROW_THREADS=1024,BLOCK=1024 ROW_THREADS=32,BLOCK=128
+bias_gelu THREADS=512,ROWS=1 VEC=2
+transpose TC=64,TR=128,LOADS=16 ALIGN=0,LOADS=16
+matmul THREAD_TILE=1608,LANES_N=16,WARPS=24,FRAGDB=1 MINB=2
+VARIANTS
+	while IFS= read -r r; do
+		t=$(jq -r .task <<<"$r")
+		printf '%s\n' "$r" | kgen --generator compose --archive "seeds-$t.nd" 2>/dev/null
+	done <seeds-req.nd | kcompile >seeds-c.nd 2>/dev/null
+	expect_eq "every tuned seed composes with two of its variants, and nvcc compiles it" \
+		"rowsum:compiled layernorm:compiled rmsnorm:compiled bias_gelu:compiled transpose:compiled matmul:compiled" \
+		"$(jq -r '"\(.task):\(.status)"' seeds-c.nd | xargs)"
 else
 	echo "# no nvcc here: the composition's compile is not checked"
 fi
