@@ -36,6 +36,7 @@ cp=$(jq -n --argjson g "$G" '$g / 100') rd_hi=$(jq -n --argjson g "$G" '$g * 100
 ktime --budget 0.05 --peak-gbps "$cp" --peak-dram-gbps "$rd_hi" <v.nd >rd.nd 2>/dev/null
 expect_eq "far above the copy peak, far under the DRAM rate: no flag, % of peak still against the copy" "false true" \
 	"$(jq -r '"\(.time | has("implausible")) \([.time.sizes[].pct_peak_bw] | min > 100)"' rd.nd)"
+# shellcheck disable=SC2016 # $r is jq's
 ok "…and the record says which DRAM rate bounded it" jq -e --argjson r "$rd_hi" '.time.peak.dram_gbps == $r and .time.peak.given' rd.nd
 ktime --budget 0.05 --peak-gbps "$cp" --peak-dram-gbps "$rd_lo" <v.nd >rd2.nd 2>/dev/null
 ok "above both: flagged, the message says the DRAM rate was counted" \
