@@ -6,15 +6,16 @@
 # and knob values), the compositions, and the archive's best; then the table
 # of docs/tasks.md: per size torch µs, baseline µs, seed µs, the best's µs,
 # its % of the copy bandwidth and of the fp32 peak, its speed-up over torch
-# and over the baseline, and the run's minutes.  --torch times torch's own operation first, in the same
-# call (bench/torch_ops.py); without it the torch column is empty.
+# and over the baseline, and the run's minutes.  --torch times torch's own
+# operation first, in the same call (bench/torch_ops.py); without it the
+# torch column is empty.
 #   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] TASK
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; the archive in $OUT (or ./gpu-logs)
 set -euo pipefail
 minutes=8 pop=16 strategy=tournament torch=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--torch) torch=1 ;;
 	--minutes) minutes=$2; shift ;;
 	--population) pop=$2; shift ;;
@@ -59,8 +60,9 @@ jq -r 'select(.status == "timed") | .id as $i | .origin.generator as $g | .time.
 		printf '  %s\t%.2f us\t%.1f %%\t%s\t%s\t%s\n' "$size" "$us" "$pct" "$id" "$gen" "$knobs"
 	done
 echo "compositions: $(jq -r 'select(.origin.generator == "compose") | "\(.id) \(.status) g\(.generation) [\(.time.sizes // [] | map(.candidate.median_us * 100 | round / 100 | tostring) | join(", "))]"' "$nd" | paste -sd ';')"
-echo "best: $(kselect --summary --task "$task" --backend cuda "$nd" | jq -c .best)"
-best=$(kselect --summary --task "$task" --backend cuda "$nd" | jq -r '.best.id // empty')
+summary=$(kselect --summary --task "$task" --backend cuda "$nd")
+echo "best: $(jq -c .best <<<"$summary")"
+best=$(jq -r '.best.id // empty' <<<"$summary")
 [ -n "$best" ] || { echo "table: no timed candidate"; exit 0; }
 echo "table (the archive's best $best; torch from the same call):"
 echo "  size | torch us | baseline us | seed us | best us | % of copy bw | % of fp32 peak | vs torch | vs baseline | run min"

@@ -67,22 +67,23 @@ summary() {
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
 # again, one at a time through one open pipeline; seconds from write to record.
 latency() {
-	local lf=$out/$1-latency.nd line t0 t1 i rec
+	local lf=$out/$1-latency.nd line t0 t1 i rec pass
 	coproc LAT { kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}"; } 2>"$out/$1-latency.err"
 	: >"$lf"
 	: >"$tmp/lat.tsv"
 	for i in $(seq 0 $((2 * lat))); do
+		pass=$([ "$i" -le "$lat" ] && echo new || echo cached)
 		if [ "$i" = 0 ]; then
 			rec=$(head -n 1 "$out/$1-seed.nd" | jq -c '{id: "lat-seed", task, backend, generation: 0, parents: [], source, status: "generated"}')
 		else
-			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | jq -c --arg p "$([ "$i" -le "$lat" ] && echo new || echo cached)" '.id = "lat-\($p)-" + .id')
+			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | jq -c --arg p "$pass" '.id = "lat-\($p)-" + .id')
 		fi
 		t0=$(date +%s.%N)
 		printf '%s\n' "$rec" >&"${LAT[1]}"
 		IFS= read -r line <&"${LAT[0]}" || { echo "$1 latency: the pipeline ended early (see $out/$1-latency.err)"; break; }
 		t1=$(date +%s.%N)
 		printf '%s\n' "$line" >>"$lf"
-		[ "$i" = 0 ] || printf '%s\t%s\t%s\n' "$([ "$i" -le "$lat" ] && echo new || echo cached)" \
+		[ "$i" = 0 ] || printf '%s\t%s\t%s\n' "$pass" \
 			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(printf '%s' "$line" | jq -r .status)" >>"$tmp/lat.tsv"
 	done
 	local fd=${LAT[1]}

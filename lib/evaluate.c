@@ -73,43 +73,33 @@ static int wants(const struct eval_opts *o, const char *st)
 
 static char cand_compiler[256]; /* the candidate's compiler, for time.env */
 
-/* A compile that failed for a reason of the machine (lib/compile.c's
- * "transient": past its deadline under load, killed, disk full) — of the
- * candidate or of the task's own objects — says so in the record, so that
- * the pipelines neither blame the candidate (no fix round) nor keep the
- * verdict (t23, trusted-role-compile-timeout-blamed-on-candidate). */
-static int compile_transient;
-
+/* 0: compiled, so holds the object; -1: not; -2: not, for a reason of the
+ * machine (lib/compile.c's "transient": past its deadline under load,
+ * killed, disk full), of the candidate or of the task's own objects, which
+ * the record then says (t16, trusted-role-compile-timeout-blamed-on-candidate). */
 static int compile_role(const struct task *t, const char *backend, const char *role, const char *src,
 			const struct eval_opts *o, char *so, char *e)
 {
 	struct compile_out co;
 	if (compile_source(t, backend, role, src, &o->copt, &co, e) < 0)
 		return -1;
-	int ok = co.ok;
-	if (ok)
+	int rc = 0;
+	if (co.ok)
 		snprintf(so, PATH_MAX, "%s", co.so);
 	if (strcmp(role, "candidate") == 0) {
 		const char *c = json_string_value(json_object_get(co.stage, "compiler"));
 		snprintf(cand_compiler, sizeof cand_compiler, "%s", c ? c : "");
 	}
-	if (!ok) {
-		compile_transient = json_is_true(json_object_get(co.stage, "transient"));
+	if (!co.ok) {
+		int transient = json_is_true(json_object_get(co.stage, "transient"));
 		const char *msg = json_string_value(json_object_get(co.stage, "message"));
 		errf(e, "%s of task %s does not compile (%s)%s%s", role, t->name,
-		     json_string_value(json_object_get(co.stage, "status")), compile_transient && msg ? ": " : "",
-		     compile_transient && msg ? msg : "");
+		     json_string_value(json_object_get(co.stage, "status")), transient && msg ? ": " : "",
+		     transient && msg ? msg : "");
+		rc = transient ? -2 : -1;
 	}
 	json_decref(co.stage);
-	return ok ? 0 : -1;
-}
-
-/* rec_fail for a compile of the stage that failed, marked transient where it was. */
-static void fail_compile(json_t *rec, const char *stage_name, const char *e)
-{
-	rec_fail(rec, stage_name, "error", ST_CRASHED, e);
-	if (compile_transient)
-		json_object_set_new(json_object_get(rec, stage_name), "transient", json_true());
+	return rc;
 }
 
 static const char *top_status(const char *mode, const char *st)
@@ -437,26 +427,24 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		return 0;
 	}
 	char cand[PATH_MAX], ref[PATH_MAX], base[PATH_MAX], seedso[PATH_MAX], refdev[PATH_MAX];
-	compile_transient = 0;
-	if (compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e) < 0 ||
-	    compile_role(t, backend, "reference", NULL, o, ref, e) < 0) {
-		fail_compile(rec, stage_name, e);
+	/* The candidate, the reference, and a device reference for benchmark
+	 * sizes where the task has one; without any of them nothing is judged,
+	 * and a compile that failed for the machine's sake says so. */
+	char rrole[64];
+	snprintf(rrole, sizeof rrole, "reference_%s", backend);
+	int have_refdev = strcmp(backend, "c") != 0 && json_object_get(t->json, rrole);
+	int cr = compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e);
+	if (cr == 0)
+		cr = compile_role(t, backend, "reference", NULL, o, ref, e);
+	if (cr == 0 && have_refdev)
+		cr = compile_role(t, backend, rrole, NULL, o, refdev, e);
+	if (cr < 0) {
+		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
+		if (cr == -2)
+			json_object_set_new(json_object_get(rec, stage_name), "transient", json_true());
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
-	}
-	/* A device reference for benchmark sizes, where the task has one. */
-	char rrole[64];
-	snprintf(rrole, sizeof rrole, "reference_%s", backend);
-	int have_refdev = 0;
-	if (strcmp(backend, "c") != 0 && json_object_get(t->json, rrole)) {
-		if (compile_role(t, backend, rrole, NULL, o, refdev, e) < 0) {
-			fail_compile(rec, stage_name, e);
-			snprintf(m, sizeof m, "%s", e);
-			*msg = m;
-			return 1;
-		}
-		have_refdev = 1;
 	}
 	int timing = strcmp(o->mode, "time") == 0;
 	int have_base = 0, have_seed = 0;

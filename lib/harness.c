@@ -1532,8 +1532,8 @@ static json_t *time_all(struct job *J, char *e)
 	/* Peaks the user gives (ktime --peak-gbps, --peak-gflops,
 	 * --peak-dram-gbps) stand in for the measured ones (a CPU has none
 	 * measured); the record says which. */
-	double given_gb = jnum(j, "peak_gbps", 0), given_gf = jnum(j, "peak_gflops", 0), given_rd = jnum(j, "peak_dram_gbps", 0);
-	if (given_gb > 0 || given_gf > 0 || given_rd > 0) {
+	double given_gb = jnum(j, "peak_gbps", 0), given_gf = jnum(j, "peak_gflops", 0), given_dram = jnum(j, "peak_dram_gbps", 0);
+	if (given_gb > 0 || given_gf > 0 || given_dram > 0) {
 		if (!json_is_object(J->peak)) {
 			json_decref(J->peak);
 			J->peak = json_object();
@@ -1542,8 +1542,8 @@ static json_t *time_all(struct job *J, char *e)
 			json_object_set_new(J->peak, "copy_gbps", json_real(given_gb));
 		if (given_gf > 0)
 			json_object_set_new(J->peak, "sgemm_gflops", json_real(given_gf));
-		if (given_rd > 0)
-			json_object_set_new(J->peak, "dram_gbps", json_real(given_rd));
+		if (given_dram > 0)
+			json_object_set_new(J->peak, "dram_gbps", json_real(given_dram));
 		json_object_set_new(J->peak, "given", json_true());
 	}
 	int anchoring = anchor_every(J) > 0 && nw > 1; /* anchors: a judge that serves many jobs */
@@ -1638,8 +1638,8 @@ static json_t *time_all(struct job *J, char *e)
 	 * at 102 % of an H100's copy rate and 100.5 % of an H200's): the bound
 	 * for bytes is the larger of the copy rate and the DRAM's rated
 	 * bandwidth (bus width x memory clock, NVML), which none can beat. */
-	double copy = jnum(J->peak, "copy_gbps", 0), rd = jnum(J->peak, "dram_gbps", 0);
-	double bw_lim = copy > 0 && rd > copy ? 100 * rd / copy : 100;
+	double copy = jnum(J->peak, "copy_gbps", 0), dram = jnum(J->peak, "dram_gbps", 0);
+	double bw_lim = copy > 0 && dram > copy ? 100 * dram / copy : 100;
 	json_t *imp = json_array();
 	json_array_foreach(sizes, i, size)
 	{

@@ -178,6 +178,16 @@ static void slot_finish(struct tool *t, struct slot *s)
 	json_decref(s->rec);
 }
 
+/* The tool's output flushed; a failure is the run's end (exit 3). */
+static int out_flush(struct tool *t)
+{
+	if (fflush(t->out) == 0)
+		return 0;
+	tool_write_error();
+	t->status = KSCI_EXIT_FATAL;
+	return -1;
+}
+
 static void pool_finish_oldest(struct tool *t, struct pool *p)
 {
 	slot_finish(t, &p->s[p->head]);
@@ -211,11 +221,8 @@ static int pool_start(struct tool *t, struct pool *p, json_t *rec, tool_fn fn, v
 {
 	if (p->n == t->jobs)
 		pool_finish_oldest(t, p);
-	if (fflush(t->out) != 0) { /* nothing buffered may be written twice */
-		tool_write_error();
-		t->status = KSCI_EXIT_FATAL;
+	if (out_flush(t) < 0) /* nothing buffered may be written twice */
 		return 0;
-	}
 	fflush(stderr);
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0)
@@ -254,10 +261,7 @@ static void pool_while_input_waits(struct tool *t, struct pool *p, const struct 
 		}
 		if (f[1].revents) {
 			pool_finish_oldest(t, p);
-			if (fflush(t->out) != 0) {
-				tool_write_error();
-				t->status = KSCI_EXIT_FATAL;
-			}
+			out_flush(t);
 		} else if (f[0].revents)
 			return;
 	}
