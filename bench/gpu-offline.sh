@@ -43,13 +43,22 @@ if [ "$torch" = 1 ]; then
 	cat "$tt"
 fi
 t0=$(date +%s)
+# Every 20 s, the stages running then (which pass a generation is in, and for
+# how long): a run cut short by its call's limit still shows where it was.
+(while sleep 20; do
+	ps -eo etimes=,args= | awk -v t="$(date +%T)" '$2 ~ /(^|\/)k(select|gen|compile|verify|time|harness-cuda)$/ { a = $2; sub(/.*\//, "", a); s = s " " a "(" $1 "s" ($3 ~ /^--/ ? " " $3 : "") ")" } END { if (s != "") print t " running:" s }'
+done) &
+watch=$!
 "$ROOT/pipelines/evolve.sh" --task "$task" --backend cuda --generations 1000 --population "$pop" \
 	--strategy "$strategy" --max-minutes "$minutes" --archive "$arc" 2>&1 |
 	while IFS= read -r l; do printf '%s %s\n' "$(date +%T)" "$l"; done # as it goes: a run cut short still shows where its time went
 run=$(($(date +%s) - t0))
+kill "$watch" 2>/dev/null || true
 echo "run: $run s"
 nd=$out/$task-offline.nd
 gzip -dc "$arc" >"$nd"
+echo "per generation: records, and seconds summed over them in compile / verify / time (the race's last round's):"
+jq -rs 'group_by(.generation)[] | "  g\(.[0].generation): \(length) records, compile \(map(.compile.seconds // 0) | add | . * 10 | round / 10) s, verify \(map(.verify.seconds // 0) | add | . * 10 | round / 10) s, time \(map(.time.seconds // 0) | add | . * 10 | round / 10) s"' "$nd"
 echo "statuses: $(jq -r .status "$nd" | sort | uniq -c | xargs)"
 echo "fastest per size (µs, % of copy bandwidth, id, generator, knobs):"
 jq -r 'select(.status == "timed") | .id as $i | .origin.generator as $g | .time.sizes[] |

@@ -375,6 +375,33 @@ static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *ha
 	return rc < 0 ? -1 : 0;
 }
 
+json_t *eval_size_bounds(const char *option, const char *s, double factor, char *errbuf)
+{
+	json_error_t je;
+	json_t *in = json_loads(s, JSON_REJECT_DUPLICATES, &je), *out = json_object();
+	const char *k;
+	json_t *v;
+	if (!in || !json_is_object(in)) {
+		errf(errbuf, "%s: %s", option, in ? "not a JSON object" : je.text);
+		goto bad;
+	}
+	json_object_foreach(in, k, v)
+	{
+		double d = json_number_value(v);
+		if (!json_is_number(v) || !(d >= 1e-6 && d <= 1e9)) {
+			errf(errbuf, "%s: size \"%s\": not a number in 1e-6..1e9", option, k);
+			goto bad;
+		}
+		json_object_set_new(out, k, json_real(d * factor));
+	}
+	json_decref(in);
+	return out;
+bad:
+	json_decref(in);
+	json_decref(out);
+	return NULL;
+}
+
 void eval_finish(void)
 {
 	for (int i = 0; i < 2; i++)
@@ -507,6 +534,8 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 		json_object_set_new(job, "peak_dram_gbps", json_real(o->peak_dram_gbps));
 	if (o->stop_below > 0)
 		json_object_set_new(job, "stop_below", json_real(o->stop_below));
+	if (o->stop_below_sizes)
+		json_object_set(job, "stop_below_sizes", o->stop_below_sizes);
 	if (jd && o->anchor_every >= 0 && strcmp(o->mode, "time") == 0)
 		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)

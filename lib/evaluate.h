@@ -34,6 +34,7 @@ struct eval_opts {
 	double peak_dram_gbps;         /* time: the DRAM's rated bandwidth given (0: NVML's) */
 	double noise;         /* time: the method's relative spread between judges, for intervals (0: the back end's) */
 	double stop_below;    /* time: stop a candidate whose speedup vs the seed falls below this (0: never) */
+	json_t *stop_below_sizes; /* time: per size label (task_size_str), that size's own bound; NULL: none (owned) */
 	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one; -1: the back end's default, 8 on a GPU, 0 on the CPU) */
 	int force;            /* redo records already past this stage */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
@@ -41,6 +42,13 @@ struct eval_opts {
 	struct compile_opts copt;
 	struct sbx sbx;       /* set by eval_init */
 };
+
+/* ktime --best-sizes: the JSON object text s, {"SIZE": best speedup over the
+ * seed at that size, ...} (SIZE as task_size_str writes it, "rows=4096
+ * cols=4096"), into a new object of the same keys with each value times
+ * factor (the bounds of --stop-slower).  NULL with errbuf (naming option)
+ * when s is no such object or a value is outside 1e-6..1e9. */
+json_t *eval_size_bounds(const char *option, const char *s, double factor, char *errbuf);
 
 /* After the options: set up the sandbox candidates run in (lib/sandbox.h).
  * -1 + errbuf when bubblewrap cannot run here and the user did not pass

@@ -1077,7 +1077,16 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	 * per candidate (docs/gpu.md, "the arena's size"). */
 	double budget = jnum(o, "budget_s", gpu ? 0.5 : 1.0), target = jnum(o, "target_rel_sem", 0.001);
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
-	double stop_below = jnum(o, "stop_below", 0); /* early rejection: speedup vs the seed */
+	/* Early rejection: the bound on the speedup over the seed, this size's
+	 * own where the job has one (ktime --best-sizes) — the best there may
+	 * be a size's own winner, far from the best overall. */
+	double stop_below = jnum(o, "stop_below", 0);
+	const json_t *per_size = json_object_get(o, "stop_below_sizes");
+	if (json_is_object(per_size)) {
+		char lab[256];
+		task_size_str(size, lab, sizeof lab);
+		stop_below = jnum(per_size, lab, stop_below);
+	}
 	int seed_w = -1;
 	for (int k = 0; k < nw; k++)
 		if (W[k].kid == K_SEED)
@@ -1547,6 +1556,10 @@ static json_t *time_all(struct job *J, char *e)
 		json_object_set_new(J->peak, "given", json_true());
 	}
 	int anchoring = anchor_every(J) > 0 && nw > 1; /* anchors: a judge that serves many jobs */
+	/* A size where --stop-slower stopped the candidate is left there, and
+	 * the others are still timed: a kernel far behind at one size may be
+	 * the best at another, and the composer takes per-size winners. */
+	json_t *slow = json_array();
 	/* "only_size": k times benchmark size k alone (profiling one size under ncu). */
 	const json_t *only = json_object_get(j, "only_size");
 	json_array_foreach(J->bench, i, size)
@@ -1600,8 +1613,14 @@ static json_t *time_all(struct job *J, char *e)
 				anchor_store(key, r, (uint32_t)json_integer_value(json_object_get(r, "batch_calls")), nw);
 				json_object_set_new(r, "anchor", json_pack("{s:b, s:s}", "cached", 0, "why", why));
 			}
+			if (!r && fail_res && json_is_object(json_object_get(fail_res, "slow"))) {
+				json_array_append(slow, json_object_get(fail_res, "slow"));
+				json_decref(fail_res);
+				continue;
+			}
 			if (!r) {
 				json_decref(sizes);
+				json_decref(slow);
 				json_decref(J->peak);
 				return fail_res ? fail_res : failure(J, sz, e);
 			}
@@ -1619,6 +1638,7 @@ static json_t *time_all(struct job *J, char *e)
 		}
 		if (rc != 0) {
 			json_decref(sizes);
+			json_decref(slow);
 			json_decref(J->peak);
 			if (rc < 0)
 				return failure(J, sz, e);
@@ -1670,6 +1690,27 @@ static json_t *time_all(struct job *J, char *e)
 	}
 	json_decref(imp);
 	double noise = jnum(j, "noise", J->d->probe ? 0.004 : 0.05);
+	if (json_array_size(slow)) {
+		/* status slow: the sizes it was stopped at in slow_sizes (the
+		 * first also in slow), those it finished in sizes; no speed-up
+		 * over all sizes, which it has not got. */
+		const json_t *f = json_array_get(slow, 0);
+		char sz[256];
+		task_size_str(json_object_get(f, "size"), sz, sizeof sz);
+		json_object_set_new(r, "ok", json_false());
+		json_object_set_new(r, "status", json_string(ST_SLOW));
+		json_object_set(r, "slow", (json_t *)f);
+		json_object_set_new(r, "slow_sizes", slow);
+		json_object_set_new(r, "message",
+				    json_sprintf("far slower than the best: %.3fx the seed at size %s after %g batches, below "
+						 "the bound %.3fx; timing stopped there (%zu of %zu sizes stopped, %zu timed)",
+						 jnum(f, "speedup_vs_seed", 0), sz, jnum(f, "batches", 0), jnum(f, "bound", 0),
+						 json_array_size(slow), json_array_size(slow) + json_array_size(sizes),
+						 json_array_size(sizes)));
+		nsb = nss = 0;
+	} else {
+		json_decref(slow);
+	}
 	if (nsb) {
 		double g = stats_geomean(sb, nsb);
 		json_object_set_new(r, "speedup_vs_baseline", json_real(g));

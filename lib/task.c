@@ -46,7 +46,10 @@ void task_size_str(const json_t *size, char *buf, size_t n)
 	{
 		if (o >= n)
 			break;
-		o += (size_t)snprintf(buf + o, n - o, "%s%s=%g", o ? " " : "", k, json_number_value(v));
+		if (json_is_integer(v)) /* exact: "cols=1048576", not %g's "1.04858e+06" (a key: ktime --best-sizes) */
+			o += (size_t)snprintf(buf + o, n - o, "%s%s=%lld", o ? " " : "", k, (long long)json_integer_value(v));
+		else
+			o += (size_t)snprintf(buf + o, n - o, "%s%s=%g", o ? " " : "", k, json_number_value(v));
 	}
 }
 

@@ -353,17 +353,19 @@ evolve_summary() {
 # the seed so far, 1 when there is none: ktime --best) and, for the stop
 # rules, the best candidate's best_id, best_gen and best_seed (its
 # speedup_vs_seed; each empty when there is none) and best_base (its
-# speedup_vs_baseline, 0: none; the race's bar); exit status 4 (damaged)
-# or 3 when the archive cannot be read completely.
+# speedup_vs_baseline, 0: none; the race's bar) and best_sizes (the best
+# speedup over the seed per benchmark size, a JSON object: ktime
+# --best-sizes); exit status 4 (damaged) or 3 when the archive cannot be
+# read completely.
 evolve_read_state() {
 	local s
-	last=-1 best=1 best_id="" best_gen="" best_seed="" best_base=0
+	last=-1 best=1 best_id="" best_gen="" best_seed="" best_base=0 best_sizes="{}"
 	[ -s "$archive" ] || return 0
 	s=$(evolve_summary) || return
-	IFS=$'\x1f' read -r last best best_id best_gen best_seed best_base < <(jq -r '[.last_generation,
+	IFS=$'\x1f' read -r last best best_id best_gen best_seed best_base best_sizes < <(jq -r '[.last_generation,
 		(.best.speedup_vs_seed // 1 | if . > 0 then . else 1 end),
 		(.best.id // ""), (.best.generation // ""), (.best.speedup_vs_seed // ""),
-		(.best.speedup_vs_baseline // 0)]
+		(.best.speedup_vs_baseline // 0), (.best_sizes // {} | tojson)]
 		| map(tostring) | join("\u001f")' <<<"$s")
 }
 
@@ -381,7 +383,10 @@ evolve_worst() {
 }
 
 # evolve_time_opts [PREFIX]: the generation's ktime options, early rejection
-# against the best so far, into the array gen_time (each after PREFIX, e.g.
+# against the best so far at each size (a size's best may be a kernel made
+# for it, far ahead of the best over all sizes: bounding every size by the
+# latter stopped every child of 7 generations of an H100 rowsum run once a
+# composition held the crown), into the array gen_time (each after PREFIX, e.g.
 # --ktime-opt for spread.sh).  None while nothing is timed: the seed is the
 # yardstick, not a rival, and two identical c kernels have measured 2x apart
 # under load — the seed stopped as slow left no parent (t70 under load).
@@ -390,7 +395,7 @@ evolve_time_opts() {
 	[ "$stop_slower" = 0 ] && return 0
 	[ -n "$best_id" ] || return 0
 	local o
-	for o in --stop-slower="$stop_slower" --best="$best"; do gen_time+=(${1:+"$1"} "$o"); done
+	for o in --stop-slower="$stop_slower" --best="$best" --best-sizes="$best_sizes"; do gen_time+=(${1:+"$1"} "$o"); done
 }
 
 # summary G: one line — generation G's statuses, the best so far and, once

@@ -10,7 +10,9 @@
  *
  * The winners: among the archive's `timed` records of the task and back
  * end (compositions and implausible results left out), the default is the one with the best
- * time.speedup_vs_seed; a benchmark size gets another record when that
+ * time.speedup_vs_seed; a benchmark size gets another record — a timed one,
+ * or a `slow` one that finished that size (ktime --stop-slower stops a
+ * size, not the record) — when that
  * record's speedup over the seed at the size — a ratio measured within one
  * judge, so records timed in different runs compare — beats the default's
  * there by more than COMPOSE_MARGIN (above the judge's A/A spread,
@@ -236,8 +238,9 @@ static int pick_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 	/* Only timed records of the task and back end are parsed; a line the
 	 * walk cannot read is gen_load_archive's to warn about. */
 	if (js_fields(line, n, keys, 3, sp, e) != 0 || !span_is(sp[0], p->task) || !span_is(sp[1], p->backend) ||
-	    !span_is(sp[2], ST_TIMED))
+	    !(span_is(sp[2], ST_TIMED) || span_is(sp[2], ST_SLOW)))
 		return 0;
+	int timed = span_is(sp[2], ST_TIMED);
 	json_t *rec = nd_parse(line, n, e);
 	if (!rec) {
 		gen_warnf(p->g, "archive %s: line %ld: %s; line skipped", p->name, lineno, e);
@@ -245,9 +248,9 @@ static int pick_line(void *ctx, const char *line, size_t n, long lineno, uint64_
 	}
 	const char *src = rec_str(rec, "source"), *id = rec_str(rec, "id");
 	double all = rec_num(json_object_get(rec, "time"), "speedup_vs_seed");
-	if (src && id && strncmp(src, COMPOSE_MARK, strlen(COMPOSE_MARK)) != 0 && isfinite(all) &&
+	if (src && id && strncmp(src, COMPOSE_MARK, strlen(COMPOSE_MARK)) != 0 && (isfinite(all) || !timed) &&
 	    !rec_path(rec, "time.implausible")) { /* held back: above the device's peak */
-		if (!p->best || all > p->best_sp) {
+		if (timed && (!p->best || all > p->best_sp)) {
 			keep(&p->best, rec);
 			p->best_sp = all;
 		}

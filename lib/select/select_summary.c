@@ -14,7 +14,11 @@
  * winning a tie — except that a record with an interval takes the crown
  * only when its interval's lower end is above the holder's speedup.  Without a generation asked for,
  * the statuses counted are those of the highest generation seen so far,
- * restarted whenever a higher one appears.
+ * restarted whenever a higher one appears.  best_sizes: per benchmark size
+ * (its label as task_size_str writes it), the highest speedup over the seed
+ * at that size among timed records and the sizes slow records finished
+ * (implausible ones left out) — ktime --best-sizes, so that early rejection
+ * at a size measures against that size's best, not the best over all.
  */
 #include "select_summary.h"
 
@@ -24,6 +28,7 @@
 
 #include "jscan.h"
 #include "rec.h"
+#include "task.h"
 
 enum { S_ID, S_TASK, S_BACKEND, S_STATUS, S_GEN, S_TIME, S_NKEYS };
 static const char *const sum_keys[S_NKEYS] = {"id", "task", "backend", "status", "generation", "time"};
@@ -47,6 +52,7 @@ struct sel_sum {
 	char best_id[128];
 	int best_has_id, best_has_gen, best_has_seed;
 	double best_gen, best_speedup, best_seed;
+	json_t *best_sizes; /* label -> best speedup over the seed there */
 };
 
 struct sel_sum *sel_sum_new(const char *task, const char *backend, long generation)
@@ -59,6 +65,10 @@ struct sel_sum *sel_sum_new(const char *task, const char *backend, long generati
 	s->want = generation;
 	s->last = -1;
 	s->counted = generation >= 0 ? generation : -1;
+	if (!(s->best_sizes = json_object())) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -67,6 +77,7 @@ void sel_sum_free(struct sel_sum *s)
 	if (!s)
 		return;
 	free(s->st);
+	json_decref(s->best_sizes);
 	free(s);
 }
 
@@ -99,6 +110,33 @@ static void count_status(struct sel_sum *s, struct js_span v)
 	}
 	memcpy(s->st[s->nst].name, name, sizeof name);
 	s->st[s->nst++].n = 1;
+}
+
+/* The per-size speedups over the seed of a timed record, or of the sizes
+ * a slow one finished, into best_sizes. */
+static void take_sizes(struct sel_sum *s, const struct js_span *sp)
+{
+	struct js_span sizes, el, v;
+	if (!(span_is(sp[S_STATUS], ST_TIMED) || span_is(sp[S_STATUS], ST_SLOW)) ||
+	    js_path(sp[S_TIME], "sizes", &sizes) != 0 || js_path(sp[S_TIME], "implausible", &v) == 0)
+		return;
+	for (size_t i = 0; i < 64 && js_index(sizes, i, &el) == 0; i++) {
+		double d;
+		if (js_path(el, "speedup_vs_seed", &v) != 0 || js_number(v, &d) != 0 || !(d > 0) ||
+		    js_path(el, "size", &v) != 0)
+			continue;
+		json_t *size = json_loadb(v.p, v.n, 0, NULL);
+		char lab[256];
+		if (!json_is_object(size)) {
+			json_decref(size);
+			continue;
+		}
+		task_size_str(size, lab, sizeof lab);
+		json_decref(size);
+		json_t *have = json_object_get(s->best_sizes, lab);
+		if ((!have || d > json_real_value(have)) && json_object_set_new(s->best_sizes, lab, json_real(d)) != 0)
+			s->oom = 1;
+	}
 }
 
 static void take_best(struct sel_sum *s, const struct js_span *sp)
@@ -147,6 +185,7 @@ int sel_sum_line(struct sel_sum *s, const char *line, size_t n, char *errbuf)
 	if (exact && g == s->counted)
 		count_status(s, sp[S_STATUS]);
 	take_best(s, sp);
+	take_sizes(s, sp);
 	return 0;
 }
 
@@ -181,7 +220,7 @@ json_t *sel_sum_json(const struct sel_sum *s)
 		                 s->best_has_gen ? number(s->best_gen) : json_null(), "speedup_vs_baseline",
 		                 json_real(s->best_speedup), "speedup_vs_seed",
 		                 s->best_has_seed ? json_real(s->best_seed) : json_null());
-	return json_pack("{ss,ss,sI,sI,sI,so,so}", "task", s->task, "backend", s->backend, "records",
+	return json_pack("{ss,ss,sI,sI,sI,so,so,sO}", "task", s->task, "backend", s->backend, "records",
 	                 (json_int_t)s->records, "last_generation", (json_int_t)s->last, "generation",
-	                 (json_int_t)s->counted, "statuses", statuses, "best", best);
+	                 (json_int_t)s->counted, "statuses", statuses, "best", best, "best_sizes", s->best_sizes);
 }

@@ -23,9 +23,34 @@ expect_eq "--stop-slower 0.18: the 32x slower one is slow, the seed's copy timed
 ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.18 and .bound == 0.18 and
 	.candidate_median_us > .seed_median_us and .batches >= 10 and (.size | type) == "object"' t.nd
 ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.180x; timing stopped")' t.nd
-ok "slow: its remaining sizes were not timed (no sizes, no speedup)" jq -se '.[0].time | has("sizes") | not' t.nd
+ok "slow: stopped at each of its two sizes (slow_sizes), none finished, no speed-up over all sizes" \
+	jq -se '.[0].time | (.slow_sizes | length) == 2 and .sizes == [] and (has("speedup_vs_seed") | not)' t.nd
 ktime --budget 0.3 --stop-slower 0.18 --best 32 <v.nd >t4.nd 2>/dev/null
 expect_eq "--best 32: both below 0.18 x 32 = 5.76x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
+# --best-sizes: a size's own best bounds it (slower-at-one-size-stopped-at-
+# every-size: one best over all sizes bounded every size, so a kernel behind
+# at one size was never timed at the others — where it may be the best).
+# rowsum's c sizes are rows=1024 cols=4096 and rows=4 cols=1048576; this one
+# is 32x slower only at the second.
+{ sed 's/^void solve(/static void once(/' "$seed"
+  printf 'void solve(const float* x, float* y, int rows, int cols)\n{\n\tfor (volatile int k = 0; k < (rows == 4 ? 32 : 1); k++)\n\t\tonce(x, y, rows, cols);\n}\n'; } >half.c
+rec half half.c | kcompile | kverify >vh.nd
+ktime --budget 0.3 --stop-slower 0.18 <vh.nd >th.nd 2>/dev/null
+ok "slow at one size: status slow, stopped at that size only, the other timed into time.sizes" jq -se '.[0] | .status == "slow"
+	and (.time.slow_sizes | map(.size.rows)) == [4] and .time.slow.size.rows == 4
+	and (.time.sizes | map(.size.rows)) == [1024] and .time.sizes[0].speedup_vs_seed > 0.5' th.nd
+ok "slow at one size: the message counts the sizes" jq -se '.[0].time.message | test("timing stopped there \\(1 of 2 sizes stopped, 1 timed\\)")' th.nd
+ktime --budget 0.3 --stop-slower 0.18 --best 32 --best-sizes '{"rows=1024 cols=4096": 1, "rows=4 cols=1048576": 1}' <v.nd >tb.nd 2>/dev/null
+expect_eq "--best-sizes overrides --best per size: the seed's copy timed, the 32x one slow" "slow timed" "$(jq -r .status tb.nd | xargs)"
+ok "--best-sizes: the bound at each size is F x the size's own best" jq -se '.[0].time.slow_sizes | map(.bound) == [0.18, 0.18]' tb.nd
+ktime --budget 0.3 --stop-slower 0.18 --best-sizes '{"rows=4 cols=1048576": 32}' <v.nd >tp.nd 2>/dev/null
+ok "--best-sizes: a size not in it is bounded by --best (1)" jq -se '.[1] | .status == "slow" and (.time.slow_sizes | map(.size.rows)) == [4]
+	and (.time.sizes | map(.size.rows)) == [1024]' tp.nd
+for bad in '[1]' '{"rows=4 cols=1048576": "x"}' '{"a": 0}' 'nope'; do
+	ktime --stop-slower 0.5 --best-sizes "$bad" </dev/null >/dev/null 2>err
+	expect_eq "--best-sizes '$bad': usage error, exit 2, says so first" "2 1" "$? $(head -n 1 err | grep -c '^ktime: --best-sizes: ')"
+done
+
 ktime --budget 0.3 <v.nd >t0.nd 2>/dev/null
 expect_eq "without --stop-slower: both timed in full" "timed timed" "$(jq -r .status t0.nd | xargs)"
 ok "without --stop-slower: the slow one measures below 0.18x the seed" jq -se '.[0].time.speedup_vs_seed < 0.18' t0.nd
@@ -39,7 +64,7 @@ expect_eq "--force re-times a slow record" "timed timed" "$(jq -r .status tf.nd 
 a=$T/run.ndjson.gz
 evolve.sh --task rowsum --generations 0 --population 2 --budget 0.05 --archive "$a" -q 2>/dev/null
 zcat "$a" | jq -c 'select(.generation == 0) | .id = "claims-100x" | .time.speedup_vs_seed = 100 | .time.speedup_vs_baseline = 100
-	| .time.speedup_vs_seed_ci = [99, 101] | .time.speedup_vs_baseline_ci = [99, 101]' |
+	| .time.speedup_vs_seed_ci = [99, 101] | .time.speedup_vs_baseline_ci = [99, 101] | .time.sizes[].speedup_vs_seed = 100' |
 	karchive append "$a"
 evolve.sh --task rowsum --generations 1 --population 3 --budget 0.05 --archive "$a" -q 2>err
 expect_eq "evolve.sh: exit 0" 0 $?
@@ -47,6 +72,23 @@ expect_eq "evolve.sh: every child of generation 1 verified and stopped as slow" 
 	"$(zcat "$a" | jq -r 'select(.generation == 1) | .status' | xargs)"
 ok "evolve.sh: the bound is 0.5 x the archive's best" \
 	jq -se 'map(select(.generation == 1) | .time.slow.bound == 50) | all' <(zcat "$a")
+# children-of-a-composition-all-slow: the best over all sizes (a
+# composition, 31.6x the seed) is far ahead at one size only (1000x); the
+# other size's best is the seed's own speed (1x; the seed's record says so
+# too, whatever it measured under load).  At --stop-slower 0.01 every child
+# is stopped at the first size alone (bound 10, children near 1x) and timed
+# at the second (bound 0.01): margins of 5x and 100x over the 2x that
+# identical kernels have measured apart under load.
+c=$T/comp.ndjson.gz
+zcat "$a" | jq -c 'select(.generation == 0 and .id != "claims-100x") | .time.sizes[].speedup_vs_seed = 1' | karchive append "$c"
+zcat "$c" | jq -c '.id = "composition-31x" | .time.speedup_vs_seed = 31.6 | .time.speedup_vs_baseline = 31.6
+	| .time.speedup_vs_seed_ci = [31.5, 31.7] | .time.speedup_vs_baseline_ci = [31.5, 31.7]
+	| .time.sizes[0].speedup_vs_seed = 1000 | .time.sizes[1].speedup_vs_seed = 1' | karchive append "$c"
+evolve.sh --task rowsum --generations 1 --population 3 --budget 0.05 --archive "$c" -q --compose off --stop-slower 0.01 2>err
+expect_eq "children-of-a-composition-all-slow: exit 0" 0 $?
+ok "children-of-a-composition-all-slow: each child stopped at the composition's size alone (bound 10), timed at the other" \
+	jq -se 'map(select(.generation == 1)) | length == 3 and all(.status == "slow" and (.time.slow_sizes | map(.bound)) == [10]
+		and (.time.sizes | length) == 1 and (.time.sizes[0].size.rows == 4))' <(zcat "$c")
 b=$T/full.ndjson.gz
 zcat "$a" | jq -c 'select(.generation == 0)' | karchive append "$b"
 evolve.sh --task rowsum --generations 1 --population 3 --budget 0.05 --archive "$b" -q --stop-slower 0 2>/dev/null
@@ -65,12 +107,12 @@ expect_eq "evolve.sh --stop-slower 1.5: usage error, exit 2" "2|evolve.sh: --sto
 	stop_slower=0.5 best=1 best_id=""
 	evolve_time_opts --ktime-opt
 	echo "none:${gen_time[*]}" >opts.txt
-	best_id=abc best=2
+	best_id=abc best=2 best_sizes="{}"
 	evolve_time_opts --ktime-opt
 	echo "some:${gen_time[*]}" >>opts.txt
 )
 expect_eq "the-seed-is-never-stopped-as-slow: no --stop-slower while nothing is timed, then the bound" \
-	"none: some:--ktime-opt --stop-slower=0.5 --ktime-opt --best=2" "$(xargs <opts.txt)"
+	"none: some:--ktime-opt --stop-slower=0.5 --ktime-opt --best=2 --ktime-opt --best-sizes={}" "$(paste -sd ' ' opts.txt)"
 s=$T/seedonly.ndjson.gz
 evolve.sh --task rowsum --generations 0 --budget 0.05 --archive "$s" -q --stop-slower 1 2>/dev/null
 expect_eq "…end to end: the seed of generation 0 timed in full at --stop-slower 1 (bound = its own speed)" timed \

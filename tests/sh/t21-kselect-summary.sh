@@ -35,7 +35,7 @@ tail -n +4 "$T/a.ndjson" | gzip -c >>"$T/a.gz"
 kselect --summary --task mm "$T/a.gz" >"$T/out" 2>"$T/err"
 expect_eq "--summary: exit 0, one line" "0 1" "$? $(wc -l <"$T/out" | tr -d ' ')"
 expect_eq "--summary: the object" \
-	'{"backend":"c","best":{"generation":2,"id":"e","speedup_vs_baseline":2.5,"speedup_vs_seed":1.7},"generation":2,"last_generation":2,"records":7,"statuses":{"compile_error":1,"crashed":1,"timed":2},"task":"mm"}' \
+	'{"backend":"c","best":{"generation":2,"id":"e","speedup_vs_baseline":2.5,"speedup_vs_seed":1.7},"best_sizes":{},"generation":2,"last_generation":2,"records":7,"statuses":{"compile_error":1,"crashed":1,"timed":2},"task":"mm"}' \
 	"$(jq -cS . "$T/out")"
 expect_eq "--summary --generation G: that generation's statuses" '1 {"timed":1,"wrong":1}' \
 	"$(kselect --summary --task mm --generation 1 "$T/a.gz" | jq -c '"\(.generation) \(.statuses | tojson)"' -r)"
@@ -63,6 +63,33 @@ expect_eq "a gain beyond it (interval from 1.60) takes it" c "$(kselect --summar
 jq -cn '{id: "d", task: "mm", backend: "c", generation: 4, status: "timed", time: {speedup_vs_baseline: 1.70}}' >>"$T/crown.nd"
 expect_eq "a record without an interval: the old rule (a tie goes to the later)" d \
 	"$(kselect --summary --task mm "$T/crown.nd" | jq -r .best.id)"
+
+# best_sizes: per benchmark size the best speedup over the seed, from timed
+# records and the sizes slow ones finished; implausible ones, other tasks and
+# failed ones left out (ktime --best-sizes; the bound that stopped every child
+# of an H100 run once a composition held the crown was one number for all sizes).
+sz() { # id status implausible? [rows speedup]...
+	local id=$1 st=$2 imp=$3
+	shift 3
+	local sizes="[]"
+	while [ $# -ge 2 ]; do
+		sizes=$(jq -c --argjson r "$1" --argjson s "$2" '. + [{size: {rows: $r, cols: 1048576}, speedup_vs_seed: $s}]' <<<"$sizes")
+		shift 2
+	done
+	jq -cn --arg id "$id" --arg st "$st" --argjson sizes "$sizes" --argjson imp "$imp" \
+		'{id: $id, task: "mm", backend: "c", generation: 1, status: $st, time: ({sizes: $sizes, speedup_vs_baseline: 1}
+		  + if $imp then {implausible: {sizes: []}} else {} end)}'
+}
+{
+	sz t1 timed false 4 1.5 64 1.0
+	sz t2 timed false 4 1.2 64 3.0
+	sz s1 slow false 4 2.5
+	sz i1 timed true 4 99 64 99
+	sz w1 wrong false 4 50 64 50
+} >"$T/sizes.nd"
+expect_eq "best_sizes: per size the best of timed and slow records, implausible and wrong ones left out; exact integers in the key" \
+	'{"rows=4 cols=1048576":2.5,"rows=64 cols=1048576":3}' \
+	"$(kselect --summary --task mm "$T/sizes.nd" | jq -cS .best_sizes)"
 
 for g in 0 1 2 3; do
 	expect_eq "summary line of generation $g is the one jq wrote" "$(jq_summary "$T/a.gz" "$g")" "$(lib "$T/a.gz" summary "$g")"

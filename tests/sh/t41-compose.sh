@@ -2,7 +2,8 @@
 # t41-compose: kgen --generator compose — the archive's per-size winners in
 # one candidate that dispatches on the size: which records it takes (per-size
 # speedup over the seed, a 2 % margin over the default, compositions and
-# results held back as implausible never variants), what it refuses (c, no
+# results held back as implausible never variants, a slow record's finished
+# sizes as candidates for those sizes), what it refuses (c, no
 # archive, nothing to compose, the same composition again), the record it
 # writes, that nvcc compiles it (and a composition of every tuned seed's
 # variants), and the pipelines' compose pass.
@@ -33,6 +34,16 @@ ok "origin: 4096x4096 goes to bigblock (1.5x against the default's 0.9x), 32768x
 	                     {id: "bigblock", sizes: [{size: {rows: 4096, cols: 4096}, speedup_vs_seed: 1.5, default_speedup_vs_seed: 0.9}]}]' c.nd
 ok "the record of another back end is no variant (hip's 9x ignored)" jq -e '.parents | index("other-backend") == null' c.nd
 ok "a result held back as above the device's peak is no variant (its 9x ignored)" jq -e '.parents | index("held-back") == null' c.nd
+# A slow record (ktime --stop-slower stopped it at one size) that finished
+# the other is a size's winner there, never the default
+# (slow-record-finished-size-never-a-winner: the composer took timed records only).
+{ cat arch.ndjson; jq -cn --rawfile s b256.cu '{id: "slow-fast-at-32768", task: "softmax", backend: "cuda", generation: 1, parents: [],
+	source: $s, status: "slow", time: {slow: {size: {rows: 4096, cols: 4096}}, slow_sizes: [{size: {rows: 4096, cols: 4096}}],
+	sizes: [{size: {rows: 32768, cols: 1000}, speedup_vs_seed: 2.0}]}}'; } >slow.ndjson
+req | kgen --generator compose --archive slow.ndjson >cs.nd 2>/dev/null
+ok "a slow record's finished size (2.0x at 32768x1000) is that size's winner; the default stays online" jq -e '.origin.default == "online"
+	and (.origin.variants | map(select(.id == "slow-fast-at-32768")) | .[0].sizes | map(.size.rows)) == [32768]' cs.nd
+
 jq -r .source c.nd >comp.cu
 expect_eq "the source: marked, both variants in namespaces, one branch" "1 1 1 1" \
 	"$(grep -c '^// ksci compose: 2 variants of task softmax; default online' comp.cu) $(grep -c '^namespace ksci_v0 {' comp.cu) $(grep -c '^namespace ksci_v1 {' comp.cu) $(grep -c 'ksci_v1::ksci_v1_solve(x, y, rows, cols);' comp.cu)"

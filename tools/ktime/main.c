@@ -22,12 +22,14 @@ int main(int argc, char **argv)
 		{"min-runs", required_argument, 0, 'n'}, {"max-runs", required_argument, 0, 'N'},
 		{"processes", required_argument, 0, 'P'}, {"batch", required_argument, 0, 'B'},
 		{"stop-slower", required_argument, 0, 'L'}, {"best", required_argument, 0, 'X'},
+		{"best-sizes", required_argument, 0, 'Y'},
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
 		{"peak-dram-gbps", required_argument, 0, 'W'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	double slower = 0, best = 1;
+	const char *best_sizes = NULL;
 	char e[ERRBUF];
 	while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		int rc = eval_option(&o, ch, optarg, e);
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 				break;
 			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
+			case 'Y': best_sizes = optarg; break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'R': rc = opt_double("--arena", optarg, 0, 65536, &o.arena_mb, e); break;
 			case 'Z': rc = opt_double("--noise", optarg, 1e-6, 1, &o.noise, e); break;
@@ -68,6 +71,10 @@ int main(int argc, char **argv)
 		}
 	}
 	o.stop_below = slower * best;
+	if (best_sizes && !(o.stop_below_sizes = eval_size_bounds("--best-sizes", best_sizes, slower, e))) {
+		warnx_("%s", e);
+		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
+	}
 	if (o.min_runs > 0 && o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
 	o.copt.warn = tool_warn_cb; /* a compile-cache entry that fails its check */
@@ -76,5 +83,6 @@ int main(int argc, char **argv)
 	struct tool t = {0};
 	int rc = tool_run(&t, argv + optind, argc - optind, eval_tool_fn, &o);
 	eval_finish();
+	json_decref(o.stop_below_sizes);
 	return tool_exit(rc);
 }
