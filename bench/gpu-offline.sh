@@ -9,23 +9,26 @@
 # and over the baseline, and the run's minutes.  --torch times torch's own
 # operation first, in the same call (bench/torch_ops.py); without it the
 # torch column is empty.
-#   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] TASK
+# --resume ARCHIVE goes on from a copy of an earlier run's archive (the
+# table's minutes are then this run's: add the earlier run's).
+#   usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] [--resume ARCHIVE] TASK
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; the archive in $OUT (or ./gpu-logs)
 set -euo pipefail
-minutes=8 pop=16 strategy=tournament torch=0
+minutes=8 pop=16 strategy=tournament torch=0 resume=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--torch) torch=1 ;;
 	--minutes) minutes=$2; shift ;;
 	--population) pop=$2; shift ;;
 	--strategy) strategy=$2; shift ;;
+	--resume) resume=$2; shift ;;
 	-*) echo "gpu-offline: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
-[ $# = 1 ] || { echo "usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] TASK" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: bench/gpu-offline.sh [--minutes M] [--population P] [--strategy S] [--torch] [--resume ARCHIVE] TASK" >&2; exit 2; }
 task=$1
 here=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$here/.." && pwd)
@@ -35,6 +38,7 @@ out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
 arc=$out/$task-offline.ndjson.gz
 rm -f "$arc"
+[ -z "$resume" ] || cp "$resume" "$arc"
 echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
 tt=$out/$task-torch.tsv
 : >"$tt"
