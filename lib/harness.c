@@ -117,6 +117,7 @@ struct job {
 	size_t arena_bytes;
 	unsigned char handle[64]; /* the arena's (GPU: its IPC handle) */
 	int reused[NKIDS];        /* role w's processes come from an earlier job (struct keep) */
+	int spare;                /* the candidate's child is the judge's spare: it loads the candidate first */
 	double deadline, spin_s;
 	struct rng rng; /* the judge's own: batch seeds, which call is checked */
 	json_t *fail;   /* set when a child failed: the result to return */
@@ -1750,6 +1751,13 @@ static json_t *time_all(struct job *J, char *e)
  * candidate's child is never kept.  Processes are retired after KEEP_USES
  * jobs (their CPU-time limit is per process), and everything is dropped
  * after a job that did not end well (the judge then leaves anyway).
+ *
+ * The spare: after a job that ended well, a candidate child is started
+ * without a library (JCTL_LATER) — its device context, its filter — so the
+ * next job's candidate is loaded into it instead of waiting for a new
+ * process (the context alone took 0.17 s of each kverify and ktime job on
+ * an H100, docs/gpu.md).  It has run nothing before the candidate, and it
+ * is used once: still one fresh process per candidate.
  */
 #define KEEP_USES 32
 static struct keep {
@@ -1761,7 +1769,72 @@ static struct keep {
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int n[NKIDS], uses[NKIDS];
 	char lib[NKIDS][4096];
+	struct kid spare; /* a candidate child without a library yet (above) */
+	int spare_on;
+	struct kid_opts spare_ko; /* what it was started with (its lib: JCTL_LATER) */
 } K = {.arena_fd = -1};
+
+static void spare_drop(void)
+{
+	if (K.spare_on)
+		kid_end(&K.spare);
+	K.spare_on = 0;
+}
+
+/* After a job that ended well: a spare for the next one, started with the
+ * options this job's candidate had (ko). */
+static void spare_start(const struct kid_opts *ko)
+{
+	char e[ERRBUF];
+	if (!K.on || K.spare_on)
+		return;
+	K.spare_ko = *ko;
+	K.spare_ko.lib = JCTL_LATER;
+	if (kid_spawn(&K.spare, kid_role[K_CAND], &K.spare_ko, e) == 0)
+		K.spare_on = 1;
+	else
+		kid_end(&K.spare); /* no spare: the next job starts its own */
+}
+
+/* The spare as this job's candidate child, where it was started as this
+ * job would start one (same program, arena, CPU limit; one process). */
+static int spare_take(struct job *J, int procs)
+{
+	const struct kid_opts *a = &K.spare_ko, *b = &J->ko;
+	if (!K.on || !K.spare_on || procs != 1 || K.spare.dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
+	    strcmp(a->self, b->self) != 0) {
+		spare_drop();
+		return 0;
+	}
+	J->kid[K_CAND][0] = K.spare;
+	J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
+	K.spare_on = 0;
+	return 1;
+}
+
+/* The candidate's library into the spare (after kids_ready; its
+ * constructors run now, under its filter, as they would at a start). */
+static json_t *spare_load(struct job *J, char *e)
+{
+	const char *lib = json_string_value(json_object_get(J->j, "candidate"));
+	struct kid *k = &J->kid[K_CAND][0];
+	if (!lib || strlen(lib) >= sizeof k->c->lib)
+		return fault(ST_CRASHED, "the candidate's path does not fit the control page");
+	memset(k->c->lib, 0, sizeof k->c->lib);
+	memcpy(k->c->lib, lib, strlen(lib));
+	double wall;
+	int rc = kid_request(k, JOP_LOAD, J->spin_s, J->deadline, &wall, e);
+	if (rc == 0)
+		return NULL;
+	if (rc == -2) {
+		char tail[300];
+		kid_log_tail(k, tail, sizeof tail);
+		errf(e, "candidate did not start in time%s%s", tail[0] ? "; last: " : "", tail);
+	}
+	J->have[K_CAND] = 0;
+	kid_end(k);
+	return fault(ST_CRASHED, e);
+}
 
 void harness_keep(int on) { K.on = on; }
 
@@ -1819,9 +1892,11 @@ static void keep_put(struct job *J, int ok)
 				  : w == K_SEED ? json_string_value(json_object_get(J->j, "seed")) : "";
 		snprintf(K.lib[w], sizeof K.lib[w], "%s", lib ? lib : "");
 	}
-	if (!(K.on && ok))
+	if (!(K.on && ok)) {
 		for (int w = 0; w < NKIDS; w++)
 			keep_drop(w);
+		spare_drop();
+	}
 }
 
 /* Every child of the job maps the arena as it is now (a new child, or a kept
@@ -1862,6 +1937,8 @@ static json_t *spawn_kids(struct job *J, int timing, char *e)
 		if (!want[w])
 			continue;
 		if (w != K_CAND && keep_take(J, w, lib[w], w == K_CAL ? 1 : procs))
+			continue;
+		if (w == K_CAND && spare_take(J, procs))
 			continue;
 		struct kid_opts ko = J->ko;
 		ko.lib = lib[w];
@@ -1994,6 +2071,11 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 		progress("%s ready", d->name);
 		r = kids_ready(&J, e);
 	}
+	if (!r && J.spare) {
+		r = spare_load(&J, e);
+		if (!r)
+			progress("candidate loaded into the spare child");
+	}
 	if (!r)
 		r = kids_map(&J, e);
 	if (!r)
@@ -2001,7 +2083,12 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	kids_log(&J);
 	const char *st = json_string_value(json_object_get(r, "status"));
 	int ok = st && (strcmp(st, "ok") == 0 || strcmp(st, ST_WRONG) == 0 || strcmp(st, ST_SLOW) == 0);
+	if (json_is_object(r))
+		json_object_set_new(r, "candidate_child", json_string(J.spare ? "spare" : "fresh"));
+	int spare_next = J.have[K_CAND] && J.nrep[K_CAND] == 1;
 	keep_put(&J, ok && !J.fail);
+	if (K.on && ok && !J.fail && spare_next)
+		spare_start(&J.ko);
 	if (K.on && ok && !J.fail) {
 		K.arena = J.arena, K.arena_bytes = J.arena_bytes;
 		memcpy(K.handle, J.handle, sizeof K.handle);

@@ -38,7 +38,12 @@ enum jop {
 	JOP_RUN,     /* ncalls calls of the role's kernel */
 	JOP_EMPTY,   /* ncalls calls of an empty function: the exchange's own cost */
 	JOP_EXIT,
+	JOP_LOAD,    /* a spare child (started with lib JCTL_LATER): load the library at lib */
 };
+
+/* The lib a spare candidate child is started with: it starts its device and
+ * installs its filter, then waits for JOP_LOAD (the judge's next job). */
+#define JCTL_LATER "-"
 
 struct jctl_arg {
 	uint64_t off;  /* buffers: byte offset of call 0's array in the arena */
@@ -55,6 +60,7 @@ struct jctl {
 	uint64_t stride, arena_bytes;
 	struct jctl_arg arg[JCTL_MAXARGS];
 	unsigned char handle[64]; /* the GPU arena's IPC handle */
+	char lib[2048];           /* JOP_LOAD: the library's path, NUL-terminated */
 	/* child -> judge, untrusted */
 	int32_t status; /* 0 done; -1 the device reported a fault (msg) */
 	uint32_t pad;

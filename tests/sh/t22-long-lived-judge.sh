@@ -8,7 +8,10 @@
 # a fresh judge); killing kverify leaves no judge behind; the stage
 # directory is gone after the run; ktime's second job takes over the
 # first's baseline and seed processes, and times candidates beside the
-# seed against anchors (--anchor-every); --fresh-judge is one judge per record.
+# seed against anchors (--anchor-every); a job after one that ended well
+# loads its candidate into the spare child the judge started meanwhile (a
+# constructor that crashes or hangs there ends as in a child of its own);
+# --fresh-judge is one judge per record.
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
@@ -51,6 +54,32 @@ ok "each record's log is its own job's (no other job's end mark in it)" \
 	jq -se 'all(.[]; (.verify.log // "") | test("KSCI-LOG-END") | not)' v.nd
 left=$(find "$TMPDIR" -maxdepth 1 -name 'ksci-judge.*')
 expect_eq "the stage directory is gone" "" "$left"
+# The spare (docs/harness.md): after a job that ended well the judge starts
+# a candidate child without a library, and the next job loads its candidate
+# into it; a judge's first job, and the first after a crash, start their own.
+expect_eq "spare: each judge's first candidate child is fresh, the next ones the spare" \
+	"a:fresh b:spare segv:spare c:fresh loop:spare d:fresh" "$(jq -r '.id + ":" + .verify.candidate_child' v.nd | xargs)"
+# spare-runs-a-constructor-once: a candidate whose constructor crashes or
+# hangs, loaded into a spare, ends as it would in a child of its own
+# (crashed, the signal or "did not start in time"), and the next record gets
+# a judge of its own, its verdict unchanged.
+# (The null pointer comes from a volatile: a literal one is undefined
+# behaviour gcc -O3 removes, and the constructor with it.)
+printf 'static volatile long zero;\n__attribute__((constructor)) static void boom(void) { *(volatile int *)zero = 1; }\n' >ctor-segv.c
+printf '__attribute__((constructor)) static void stall(void) { for (volatile int i = 0;; i++) {} }\n' >ctor-hang.c
+{
+	gen g1 "$seed" "// g1"
+	gen csegv "$seed" "$(cat ctor-segv.c)"
+	gen g2 "$seed" "// g2"
+	gen g3 "$seed" "// g3"
+	gen chang "$seed" "$(cat ctor-hang.c)"
+	gen g4 "$seed" "// g4"
+} | kcompile 2>/dev/null | kverify --timeout 8 >sp.nd 2>sp.err
+expect_eq "spare: the constructors' records crashed, the others verified" \
+	"g1:verified:fresh csegv:crashed:spare g2:verified:fresh g3:verified:spare chang:crashed:spare g4:verified:fresh" \
+	"$(jq -r '[.id, .status, .verify.candidate_child] | join(":")' sp.nd | xargs)"
+ok "spare: a crashing constructor is the candidate's signal" jq -se '.[1].verify.message | test("candidate killed by signal 11")' sp.nd
+ok "spare: a hanging constructor did not start in time" jq -se '.[4].verify.message | test("candidate did not start in time")' sp.nd
 
 # --- judge-killed-record-lost ------------------------------------------------
 gen s1 slow.c "// 1" | kcompile >s.nd
@@ -95,6 +124,7 @@ jq -c 'select(.status == "verified")' v.nd | head -n 2 >vv.nd
 ktime --budget 0.05 --min-runs 2 <vv.nd >t.nd 2>t.err
 expect_eq "ktime: both timed" "timed timed" "$(jq -r .status t.nd | xargs)"
 expect_eq "ktime: one judge, jobs 1 and 2" "1 1 1 2" "$(jq -r '"\(.time.judge.started) \(.time.judge.job)"' t.nd | xargs)"
+expect_eq "ktime: the second candidate loaded into the spare" "fresh spare" "$(jq -r .time.candidate_child t.nd | xargs)"
 ok "ktime: the second job took over the first's baseline and seed processes" \
 	jq -se '.[1].time.log | test("baseline; seed kept from an earlier job")' t.nd
 expect_eq "ktime's default on the c back end: no anchors (baseline and seed with every candidate)" "null null" \
