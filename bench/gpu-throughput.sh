@@ -95,7 +95,10 @@ latency() {
 			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
-	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) time \(.time.seconds // 0 | r2) s"' "$lf" | head -n $((2 * lat))
+	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))"' "$lf" | head -n $((2 * lat))
+	# Where the last cached record's time stage went, by the judge's own clock.
+	echo "  the last record's judge log (time):"
+	jq -s -r '.[-1].time.log // "(none)"' "$lf" | grep -E 'ready|single calls done|first guess|warmed up|timed:' | sed 's/^/    /'
 }
 
 for task in "$@"; do
