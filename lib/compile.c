@@ -17,14 +17,23 @@
  * per MB here (lib/sha256.c at -O2, a 2-core AMD EPYC), so 0.15 ms for a
  * 15 KB C kernel, tens of ms for a CUDA object of a few MB, against the
  * seconds the harness then runs.
+ *
+ * The temporary directory is tmp.PID@HOST.XXXXXX: a compile whose process
+ * was killed (a kcompile -j worker, a preempted job) leaves it behind, and
+ * the next compile on the same host in the same cache removes it once PID
+ * is gone and it is older than any compile may last (tmp_sweep) — the
+ * cache may be shared by several hosts, whose PIDs mean nothing here.
  */
 #include "compile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -335,6 +344,51 @@ static int rm_rf(const char *dir)
 	return 0;
 }
 
+/* This host's name for tmp directories: at most 64 bytes, '/' and '.' made '_'. */
+static void host_tag(char *h, size_t n)
+{
+	if (gethostname(h, n) != 0)
+		snprintf(h, n, "unknown");
+	h[n - 1] = '\0';
+	for (char *c = h; *c; c++)
+		if (*c == '/' || *c == '.' || *c == '@')
+			*c = '_';
+}
+
+/* Once per process: root's tmp.PID@HOST.* of this host whose PID is gone
+ * and which are older than min_age seconds (a compile's deadline and more),
+ * ours (uid), removed. */
+static void tmp_sweep(const char *root, double min_age)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	char host[65];
+	host_tag(host, sizeof host);
+	DIR *d = opendir(root);
+	struct dirent *de;
+	char p[PATH_MAX];
+	while (d && (de = readdir(d))) {
+		long pid;
+		int n = 0;
+		size_t hl = strlen(host);
+		if (sscanf(de->d_name, "tmp.%ld@%n", &pid, &n) != 1 || n == 0 || pid <= 0 || pid == (long)getpid() ||
+		    strncmp(de->d_name + n, host, hl) != 0 || de->d_name[n + hl] != '.' || strlen(de->d_name + n + hl + 1) != 6)
+			continue;
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
+		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    difftime(time(NULL), st.st_mtime) < min_age)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		rm_rf(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 int compile_source(const struct task *t, const char *backend, const char *role, const char *source,
 		   const struct compile_opts *o, struct compile_out *out, char *e)
 {
@@ -409,7 +463,10 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 		}
 		rm_rf(dir); /* nobody may use it while this slot compiles */
 	}
-	snprintf(tmp, sizeof tmp, "%s/tmp.XXXXXX", root);
+	char host[65];
+	host_tag(host, sizeof host);
+	tmp_sweep(root, 2.0 * (o->timeout_s > 0 ? o->timeout_s : 120) + 60);
+	snprintf(tmp, sizeof tmp, "%s/tmp.%ld@%s.XXXXXX", root, (long)getpid(), host);
 	if (!mkdtemp(tmp)) {
 		errf(e, "mkdtemp %s: %s", tmp, strerror(errno));
 		goto done;

@@ -2,7 +2,8 @@
 # t13-cache-integrity: a compile-cache entry is used only while it matches
 # the hashes stored with it (lib/compile.c).  The bug it guards against: a
 # .so swapped into an entry by hand was loaded and judged as the source
-# whose key names the entry, so a wrong kernel came out "verified".
+# whose key names the entry, so a wrong kernel came out "verified".  Also:
+# a killed compile's temporary directory is removed by a later compile.
 . "$(dirname "$0")/lib.sh"
 
 # rec SOURCE-FILE: a generated rowsum record.
@@ -103,5 +104,27 @@ rec "$good" | kcompile >"$T/c4.nd" 2>"$T/c.err"
 expect_eq "unsealed (older) entry: recompiled without a warning" "|compiled false" "$(cat "$T/c.err")|$(fields "$T/c4.nd")"
 ok "unsealed (older) entry: replaced by a sealed one" jq -e '(.entry_sha256 | length) == 64' "$(entry "$k")/result.json"
 expect_eq "and then a hit" "compiled true" "$(rec "$good" | kcompile | jq -r '"\(.status) \(.compile.cached)"')"
+
+# killed-compile-left-its-tmp-directory: a compile whose process was killed
+# (a kcompile -j worker, a preempted job) left <cache>/compile/tmp.* behind
+# for ever.  Each is now tmp.PID@HOST.XXXXXX, and the next compile on the
+# host removes those of this host whose PID is gone and that are older than
+# any compile may last (2 x the deadline + 60 s; 300 s at the default 120).
+host=$(uname -n | tr './@' '___')
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+c=$KSCI_CACHE/compile
+mk() { mkdir -p "$c/$1" && touch -d "$2" "$c/$1"; }
+mk "tmp.$dead@$host.aaaaaa" '1 hour ago'  # killed, old: removed
+mk "tmp.$dead@$host.bbbbbb" '1 minute ago' # too young: a compile may still be at it
+mk "tmp.$$@$host.cccccc" '1 hour ago'     # its process lives
+mk "tmp.$dead@other_host.dddddd" '1 hour ago' # another host's (a shared cache): its PIDs mean nothing here
+mk "tmp.eeeeee" '1 hour ago'              # not ours to judge (an older name)
+printf '\n/* %s */\n' "$dead" >"$T/fresh.c" && cat "$good" >>"$T/fresh.c"
+expect_eq "killed-compile-left-its-tmp-directory: the next compile works" compiled "$(rec "$T/fresh.c" | kcompile 2>/dev/null | jq -r .status)"
+expect_eq "killed-compile-left-its-tmp-directory: only this host's old one of a dead process is gone" \
+	"$(printf '%s\n' "tmp.$$@$host.cccccc" "tmp.$dead@$host.bbbbbb" "tmp.$dead@other_host.dddddd" tmp.eeeeee | LC_ALL=C sort | xargs)" \
+	"$(cd "$c" && find . -maxdepth 1 -name 'tmp.*' | sed 's|^\./||' | LC_ALL=C sort | xargs)"
 
 done_testing
