@@ -269,6 +269,56 @@ static void stage_sweep(const char *tmp)
 		closedir(d);
 }
 
+/* The judges of tools that were killed: a sandbox (bwrap) whose command
+ * line names a stage directory ksci-judge.PID.XXXXXX of a PID that is gone,
+ * ours (uid), killed.  When the tool dies just after it started a judge,
+ * the outer bwrap dies with it before the inner one has set its own
+ * parent-death signal, and the inner one — pid 1 of the sandbox's PID
+ * namespace, which ignores every signal but SIGKILL — waits for ever for
+ * the uid map the outer one never wrote (bubblewrap issue 633; seen after
+ * the suite under load, and reproduced by killing ktime within 0.5 s of its
+ * start).  Killing it ends the namespace.  t22, killed-tool-left-its-judge. */
+static void judge_sweep(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char p[64], buf[16384];
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct stat st;
+		if (*end || pid <= 1 || pid == (long)getpid())
+			continue;
+		snprintf(p, sizeof p, "/proc/%ld/cmdline", pid);
+		if (stat(p, &st) != 0 || st.st_uid != geteuid())
+			continue;
+		FILE *f = fopen(p, "r");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		const char *base = strrchr(buf, '/');
+		if (strcmp(base ? base + 1 : buf, "bwrap") != 0) /* argv[0] */
+			continue;
+		int serve = 0;
+		long tool = 0;
+		for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+			const char *a = buf + i, *j = strstr(a, "/ksci-judge.");
+			long q;
+			int m = 0;
+			if (strcmp(a, "--serve") == 0)
+				serve = 1;
+			if (j && sscanf(j, "/ksci-judge.%ld.%n", &q, &m) == 1 && m > 0 && strlen(j + m) == 6)
+				tool = q;
+		}
+		if (!serve || tool <= 0 || tool == (long)getpid() || kill((pid_t)tool, 0) == 0 || errno != ESRCH)
+			continue;
+		kill((pid_t)pid, SIGKILL);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* so's copy in the stage directory, in out (PATH_MAX). */
 static int stage(const char *so, char *out, char *e)
 {
@@ -276,6 +326,7 @@ static int stage(const char *so, char *out, char *e)
 		const char *tmp = getenv("TMPDIR");
 		tmp = tmp && *tmp ? tmp : "/tmp";
 		stage_sweep(tmp);
+		judge_sweep();
 		snprintf(stage_dir, sizeof stage_dir, "%s/ksci-judge.%ld.XXXXXX", tmp, (long)getpid());
 		if (!mkdtemp(stage_dir)) {
 			int er = errno;

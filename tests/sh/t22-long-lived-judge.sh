@@ -6,7 +6,8 @@
 # record gets a fresh one; a judge killed from outside in the middle of a
 # job loses no record (judge-killed-record-lost: the job is asked again on
 # a fresh judge); killing kverify leaves no judge behind; the stage
-# directory is gone after the run; ktime's second job takes over the
+# directory is gone after the run; a killed tool's stray judge is killed by
+# the next tool (killed-tool-left-its-judge); ktime's second job takes over the
 # first's baseline and seed processes, and times candidates beside the
 # seed against anchors (--anchor-every); a job after one that ended well
 # loads its candidate into the spare child the judge started meanwhile (a
@@ -54,6 +55,7 @@ ok "each record's log is its own job's (no other job's end mark in it)" \
 	jq -se 'all(.[]; (.verify.log // "") | test("KSCI-LOG-END") | not)' v.nd
 left=$(find "$TMPDIR" -maxdepth 1 -name 'ksci-judge.*')
 expect_eq "the stage directory is gone" "" "$left"
+jq -c 'select(.status == "verified") | .id += "-again"' v.nd | head -n 1 >vv0.nd
 # The spare (docs/harness.md): after a job that ended well the judge starts
 # a candidate child without a library, and the next job loads its candidate
 # into it; a judge's first job, and the first after a crash, start their own.
@@ -118,6 +120,30 @@ for _ in $(seq 100); do # the judge dies with its parent (at most 10 s)
 	sleep 0.1
 done
 expect_eq "kverify killed: its judge is gone" yes "$gone"
+
+# --- killed-tool-left-its-judge ------------------------------------------------
+# A tool killed just after it started a judge can leave the sandbox's inner
+# bwrap (pid 1 of its PID namespace) waiting for ever for a uid map
+# (bubblewrap issue 633): the next kverify or ktime kills a bwrap whose
+# command line serves a stage directory of a tool that is gone, and leaves
+# a live tool's alone.  Stand-ins: a program named bwrap that waits, with
+# such a command line.
+printf '#include <unistd.h>\nint main(void) { for (;;) pause(); }\n' | cc -x c -o bwrap -
+sh -c 'exit 0' &
+gone=$!
+wait "$gone"
+./bwrap --ro-bind "$TMPDIR/ksci-judge.$gone.AbCdEf" "$TMPDIR/ksci-judge.$gone.AbCdEf" -- kharness --serve &
+stray=$!
+./bwrap --ro-bind "$TMPDIR/ksci-judge.$$.AbCdEf" "$TMPDIR/ksci-judge.$$.AbCdEf" -- kharness --serve &
+live=$!
+kverify --force <vv0.nd >/dev/null 2>&1
+state() { # running, or gone (killed: reaped, or a zombie not yet)
+	case $(ps -o stat= -p "$1" 2>/dev/null | cut -c1) in "" | Z) echo gone ;; *) echo running ;; esac
+}
+expect_eq "killed-tool-left-its-judge: the gone tool's judge is killed, the live one's left" "gone running" \
+	"$(state "$stray") $(state "$live")"
+kill -KILL "$stray" "$live" 2>/dev/null
+wait "$stray" "$live" 2>/dev/null
 
 # --- ktime on the same judge, --fresh-judge ---------------------------------------
 jq -c 'select(.status == "verified")' v.nd | head -n 2 >vv.nd
