@@ -1797,17 +1797,21 @@ static void spare_start(const struct kid_opts *ko)
 }
 
 /* The spare as this job's candidate child, where it was started as this
- * job would start one (same program, arena, CPU limit; one process). */
+ * job would start one (same program, arena, CPU limit; one process) and is
+ * ready now — one that died or never came up is no fault of this job's
+ * candidate: it gets a child of its own instead. */
 static int spare_take(struct job *J, int procs)
 {
 	const struct kid_opts *a = &K.spare_ko, *b = &J->ko;
+	char e[ERRBUF];
 	if (!K.on || !K.spare_on || procs != 1 || K.spare.dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
-	    strcmp(a->self, b->self) != 0) {
+	    strcmp(a->self, b->self) != 0 || kid_ready(&K.spare, J->deadline, e) < 0) {
 		spare_drop();
 		return 0;
 	}
 	J->kid[K_CAND][0] = K.spare;
 	J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
+	J->reused[K_CAND] = 1; /* ready and stopped already: kids_ready passes it */
 	K.spare_on = 0;
 	return 1;
 }

@@ -82,6 +82,29 @@ expect_eq "spare: the constructors' records crashed, the others verified" \
 	"$(jq -r '[.id, .status, .verify.candidate_child] | join(":")' sp.nd | xargs)"
 ok "spare: a crashing constructor is the candidate's signal" jq -se '.[1].verify.message | test("candidate killed by signal 11")' sp.nd
 ok "spare: a hanging constructor did not start in time" jq -se '.[4].verify.message | test("candidate did not start in time")' sp.nd
+# spare-died-candidate-crashed: a spare killed between two jobs is no fault
+# of the next candidate, which gets a child of its own.
+descendants() { # PID: every process below it
+	local k
+	for k in $(ps -o pid= --ppid "$1"); do echo "$k"; descendants "$k"; done
+}
+mkfifo in.fifo
+kverify <in.fifo >sd.nd 2>sd.err &
+kv=$!
+exec 7>in.fifo
+jq -c 'select(.id == "a")' c.nd >&7
+for _ in $(seq 600); do [ -s sd.nd ] && break; sleep 0.1; done # the first record out (at most 60 s)
+spare=""
+for k in $(descendants "$kv"); do
+	case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate - "*) spare=$k ;; esac
+done
+ok "spare: the judge started one after the first job" test -n "$spare"
+kill -KILL "$spare" 2>/dev/null
+jq -c 'select(.id == "b")' c.nd >&7
+exec 7>&-
+wait "$kv"
+expect_eq "spare-died-candidate-crashed: the next candidate verified, in a child of its own" "a:verified:fresh b:verified:fresh" \
+	"$(jq -r '[.id, .status, .verify.candidate_child] | join(":")' sd.nd | xargs)"
 
 # --- judge-killed-record-lost ------------------------------------------------
 gen s1 slow.c "// 1" | kcompile >s.nd
