@@ -65,7 +65,11 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
 MpiDefault=none
-SlurmdTimeout=30
+# Generous, for a machine whose every core is busy (the suite under load):
+# slurmctld's pings and srun's messages wait longer before a node or a step
+# is given up; nothing here tests Slurm's own failure detection.
+SlurmdTimeout=300
+MessageTimeout=60
 InactiveLimit=0
 KillWait=5
 JobAcctGatherType=jobacct_gather/none

@@ -61,7 +61,12 @@ export PATH='$PATH' KSCIBIN='$KSCIBIN' KSCI_CACHE='$KSCI_CACHE' KSCI_TASKS='$KSC
     --srun --srun-opt --cpus-per-task=1 --budget 0.01 --archive '$a2' --quiet
 EOF
 timeout 600 sbatch --wait "$T/job.sh" >"$T/sb.out" 2>&1
-expect_eq "sbatch --wait: the job ended well" 0 "$?"
+rc=$?
+expect_eq "sbatch --wait: the job ended well" 0 "$rc"
+if [ "$rc" != 0 ]; then # what the job and Slurm said (the directory goes with the test)
+	tail -n 15 "$T"/job-*.out "$T/sb.out" 2>/dev/null | sed 's/^/#   /'
+	grep -ihE 'error|down|timed out|not responding' "$S"/ctld/slurmctld.log "$S"/n*/slurmd.log 2>/dev/null | tail -n 10 | sed 's/^/#   /'
+fi
 expect_eq "sbatch: two generations, 9 records, every id once, every status final" "9||" "$(gzip -dc "$a2" | wc -l)|$(final "$a2" | paste -sd '|')"
 
 # 3. scancel in the middle of a generation; the re-run finishes it.
