@@ -28,7 +28,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,24 +354,22 @@ static void host_tag(char *h, size_t n)
 			*c = '_';
 }
 
-/* Once per process: root's tmp.PID@HOST.* of this host whose PID is gone
- * and which are older than min_age seconds (a compile's deadline and more),
- * ours (uid), removed. */
-static void tmp_sweep(const char *root, double min_age)
+/* Once per process: root's tmp.PID@HOST.* of this host (host: host_tag)
+ * whose PID is gone and which are older than min_age seconds (a compile's
+ * deadline and more), ours (uid), removed. */
+static void tmp_sweep(const char *root, const char *host, double min_age)
 {
 	static int done;
 	if (done)
 		return;
 	done = 1;
-	char host[65];
-	host_tag(host, sizeof host);
 	DIR *d = opendir(root);
 	struct dirent *de;
 	char p[PATH_MAX];
+	size_t hl = strlen(host);
 	while (d && (de = readdir(d))) {
 		long pid;
 		int n = 0;
-		size_t hl = strlen(host);
 		if (sscanf(de->d_name, "tmp.%ld@%n", &pid, &n) != 1 || n == 0 || pid <= 0 || pid == (long)getpid() ||
 		    strncmp(de->d_name + n, host, hl) != 0 || de->d_name[n + hl] != '.' || strlen(de->d_name + n + hl + 1) != 6)
 			continue;
@@ -381,7 +378,7 @@ static void tmp_sweep(const char *root, double min_age)
 		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		    difftime(time(NULL), st.st_mtime) < min_age)
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!proc_gone(pid))
 			continue;
 		rm_rf(p);
 	}
@@ -465,7 +462,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	}
 	char host[65];
 	host_tag(host, sizeof host);
-	tmp_sweep(root, 2.0 * (o->timeout_s > 0 ? o->timeout_s : 120) + 60);
+	tmp_sweep(root, host, 2.0 * (o->timeout_s > 0 ? o->timeout_s : 120) + 60);
 	snprintf(tmp, sizeof tmp, "%s/tmp.%ld@%s.XXXXXX", root, (long)getpid(), host);
 	if (!mkdtemp(tmp)) {
 		errf(e, "mkdtemp %s: %s", tmp, strerror(errno));

@@ -261,7 +261,7 @@ static void stage_sweep(const char *tmp)
 		snprintf(p, sizeof p, "%s/%s", tmp, de->d_name);
 		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!proc_gone(pid))
 			continue;
 		stage_remove(p);
 	}
@@ -311,7 +311,7 @@ static void judge_sweep(void)
 			if (j && sscanf(j, "/ksci-judge.%ld.%n", &q, &m) == 1 && m > 0 && strlen(j + m) == 6)
 				tool = q;
 		}
-		if (!serve || tool <= 0 || tool == (long)getpid() || kill((pid_t)tool, 0) == 0 || errno != ESRCH)
+		if (!serve || tool == (long)getpid() || !proc_gone(tool))
 			continue;
 		kill((pid_t)pid, SIGKILL);
 	}

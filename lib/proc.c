@@ -30,6 +30,11 @@ double proc_now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int proc_gone(long pid)
+{
+	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 /* A capture grows as output arrives, up to its bound; the rest is counted. */
 struct cap {
 	struct strbuf sb;

@@ -74,5 +74,9 @@ int proc_srv_ask(struct proc_srv *s, const char *req, size_t req_len, const char
 void proc_srv_stop(struct proc_srv *s);
 
 double proc_now(void);
+/* 1 when no process has this PID on this host (kill(pid, 0): ESRCH); a
+ * live one, or one we may not signal, is not gone.  What the sweeps of a
+ * killed tool's leftovers ask before they remove anything. */
+int proc_gone(long pid);
 
 #endif

@@ -113,12 +113,12 @@ static void count_status(struct sel_sum *s, struct js_span v)
 }
 
 /* The per-size speedups over the seed of a timed record, or of the sizes
- * a slow one finished, into best_sizes. */
+ * a slow one finished, into best_sizes (the caller has left out records
+ * held back as implausible). */
 static void take_sizes(struct sel_sum *s, const struct js_span *sp)
 {
 	struct js_span sizes, el, v;
-	if (!(span_is(sp[S_STATUS], ST_TIMED) || span_is(sp[S_STATUS], ST_SLOW)) ||
-	    js_path(sp[S_TIME], "sizes", &sizes) != 0 || js_path(sp[S_TIME], "implausible", &v) == 0)
+	if (js_path(sp[S_TIME], "sizes", &sizes) != 0)
 		return;
 	for (size_t i = 0; i < 64 && js_index(sizes, i, &el) == 0; i++) {
 		double d;
@@ -139,12 +139,13 @@ static void take_sizes(struct sel_sum *s, const struct js_span *sp)
 	}
 }
 
+/* A timed record (not held back as implausible: the caller's) as the best
+ * so far, where it is. */
 static void take_best(struct sel_sum *s, const struct js_span *sp)
 {
 	struct js_span v;
 	double d;
-	if (!span_is(sp[S_STATUS], ST_TIMED) || js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 ||
-	    js_number(v, &d) != 0 || js_path(sp[S_TIME], "implausible", &v) == 0) /* held back: above the device's peak */
+	if (js_path(sp[S_TIME], "speedup_vs_baseline", &v) != 0 || js_number(v, &d) != 0)
 		return;
 	/* The crown passes only when the difference exceeds the noise: a
 	 * challenger with an interval (time.speedup_vs_baseline_ci) must have
@@ -184,8 +185,15 @@ int sel_sum_line(struct sel_sum *s, const char *line, size_t n, char *errbuf)
 	}
 	if (exact && g == s->counted)
 		count_status(s, sp[S_STATUS]);
-	take_best(s, sp);
-	take_sizes(s, sp);
+	/* Timed, and the sizes a slow one finished; one held back as
+	 * implausible (above the device's peak) is neither the best nor a size's. */
+	int timed = span_is(sp[S_STATUS], ST_TIMED);
+	struct js_span v;
+	if ((timed || span_is(sp[S_STATUS], ST_SLOW)) && js_path(sp[S_TIME], "implausible", &v) != 0) {
+		if (timed)
+			take_best(s, sp);
+		take_sizes(s, sp);
+	}
 	return 0;
 }
 
