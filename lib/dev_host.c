@@ -138,6 +138,17 @@ static int h_set_bytes(void *p, int byte, size_t n, char *e)
 	return 0;
 }
 
+static int h_poison(void *p, int byte, size_t n, uint64_t seed, char *e)
+{
+	(void)e;
+	for (size_t b = 0; b * GEN_POISON_BLOCK < n; b++) {
+		size_t at = b * GEN_POISON_BLOCK, len = n - at < GEN_POISON_BLOCK ? n - at : GEN_POISON_BLOCK;
+		size_t off = (size_t)gen_poison_at(seed, b, len);
+		memset((unsigned char *)p + at + off, byte, len - off < GEN_POISON_SECTOR ? len - off : GEN_POISON_SECTOR);
+	}
+	return 0;
+}
+
 #define GEN_CHUNK (1 << 16)
 struct gen_job {
 	void *p;
@@ -180,6 +191,7 @@ const struct dev_ops dev_host = {
 	.unshare = h_unshare,
 	.copy = h_copy,
 	.set_bytes = h_set_bytes,
+	.poison = h_poison,
 	.gen = h_gen,
 	.open_shared = h_open_shared,
 	.close_shared = h_unshare,

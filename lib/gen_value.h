@@ -63,4 +63,24 @@ KSCI_HD double gen_value(const struct gen_spec *s, uint64_t i)
 	}
 }
 
+/* Poisoned outputs before a timed batch (struct dev_ops.poison): not every
+ * byte, one 32-byte sector in every 1 KiB block of an output, the sector
+ * chosen by (seed, block), a fresh seed for every output of every batch.
+ * A call that leaves any block of its output unwritten leaves poison there,
+ * which the batch's check sees; a kernel cannot tell which sectors hold it
+ * without reading its whole output, which costs what writing it does.  What
+ * is not poisoned holds the previous batch's outputs, for other inputs.  On
+ * an H100 the memset of every output byte was about a third of a memory-bound
+ * size's input time (docs/gpu.md, "Poison by sectors"). */
+#define GEN_POISON_BLOCK 1024
+#define GEN_POISON_SECTOR 32
+
+/* The sector of block b (bytes [b * 1024, b * 1024 + len)) that is poisoned:
+ * its first byte's offset within the block. */
+KSCI_HD uint64_t gen_poison_at(uint64_t seed, uint64_t b, uint64_t len)
+{
+	uint64_t sectors = (len + GEN_POISON_SECTOR - 1) / GEN_POISON_SECTOR;
+	return (gen_mix(seed ^ (b * 0xD1B54A32D192ED03ULL)) % sectors) * GEN_POISON_SECTOR;
+}
+
 #endif

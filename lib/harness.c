@@ -14,7 +14,8 @@
  *
  * Timing is by the judge's clock around whole batches: a batch is n calls,
  * each with its own inputs generated fresh for that batch (seeds the child
- * never sees) and its own poisoned outputs, so nothing a kernel remembers
+ * never sees) and its own poisoned outputs (one 32-byte sector in every KiB,
+ * where the child cannot know: lib/gen_value.h), so nothing a kernel remembers
  * from an earlier call — by pointer, by sampled contents, by counting calls
  * — gives it a right answer without the work.  After every candidate batch
  * the judge checks one call of it, chosen at random after the batch was
@@ -733,7 +734,8 @@ static json_t *summary(const struct who *w, struct stats *st, uint32_t calls)
 			 (int)calls);
 }
 
-/* Fresh inputs (seeds[s * nargs + i]) and poisoned outputs for sets 0..n-1,
+/* Fresh inputs (seeds[s * nargs + i]) and poisoned outputs (by sectors:
+ * lib/gen_value.h, gen_poison_at) for sets 0..n-1,
  * then the caches flushed and the device idle. */
 static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const struct arrays *A, uint64_t *seeds,
 		     char *e)
@@ -746,7 +748,8 @@ static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const st
 			if (a->kind == ARG_SCALAR || A->bytes[i] == 0)
 				continue;
 			if (a->kind == ARG_OUT) {
-				if (J->d->set_bytes(p, poison_byte(a->dt), A->bytes[i], e) < 0)
+				if ((J->d->poison ? J->d->poison(p, poison_byte(a->dt), A->bytes[i], rng_next(&J->rng), e)
+						  : J->d->set_bytes(p, poison_byte(a->dt), A->bytes[i], e)) < 0)
 					return -1;
 				continue;
 			}

@@ -373,6 +373,7 @@ static json_t *c_peak_all(void)
 
 /* judge_dev.cu */
 int cuda_fill(void *p, int dt, long long n, const struct gen_spec *s, char *e);
+int cuda_poison(void *p, int byte, size_t n, uint64_t seed, char *e);
 int cuda_compare(const void *got, const void *want, int dt, long long n, double atol, double rtol, long long *bad,
 		 long long *first, double *max_abs, double *max_rel, int *got_varies, int *want_varies, char *e);
 int cuda_equal(const void *a, const void *b, size_t bytes, int *same, char *e);
@@ -517,6 +518,7 @@ const struct dev_ops dev_cuda = {
 	.unshare = c_unshare,
 	.copy = c_copy,
 	.set_bytes = c_set_bytes,
+	.poison = cuda_poison,
 	.gen = c_gen,
 	.sync = c_sync,
 	.probe = c_probe,

@@ -58,6 +58,40 @@ __global__ static void fill4_kernel(uint4 *p, int dt, long long n4, struct gen_s
 	}
 }
 
+/* One thread a 1 KiB block: its poisoned sector, 32 bytes of byte. */
+__global__ static void poison_kernel(unsigned char *p, int byte, unsigned long long n, uint64_t seed)
+{
+	unsigned long long blocks = (n + GEN_POISON_BLOCK - 1) / GEN_POISON_BLOCK;
+	for (unsigned long long b = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; b < blocks;
+	     b += (unsigned long long)gridDim.x * blockDim.x) {
+		unsigned long long at = b * GEN_POISON_BLOCK, len = n - at < GEN_POISON_BLOCK ? n - at : GEN_POISON_BLOCK;
+		unsigned long long off = gen_poison_at(seed, b, len), end = len - off < GEN_POISON_SECTOR ? len - off : GEN_POISON_SECTOR;
+		if (end == GEN_POISON_SECTOR && (uintptr_t)(p + at + off) % 16 == 0) {
+			uint4 v;
+			v.x = v.y = v.z = v.w = 0x01010101u * (unsigned)byte;
+			((uint4 *)(p + at + off))[0] = v;
+			((uint4 *)(p + at + off))[1] = v;
+		} else
+			for (unsigned long long k = 0; k < end; k++)
+				p[at + off + k] = (unsigned char)byte;
+	}
+}
+
+/* 0, or -1 with the CUDA error in e (ERRBUF bytes). */
+extern "C" int cuda_poison(void *p, int byte, size_t n, uint64_t seed, char *e)
+{
+	if (!n)
+		return 0;
+	unsigned long long blocks = (n + GEN_POISON_BLOCK - 1) / GEN_POISON_BLOCK, t = (blocks + 255) / 256;
+	poison_kernel<<<(unsigned)(t < 132 * 16 ? t : 132 * 16), 256>>>((unsigned char *)p, byte, n, seed);
+	cudaError_t r = cudaGetLastError();
+	if (r != cudaSuccess) {
+		snprintf(e, 256, "poisoning outputs on the GPU: %s", cudaGetErrorString(r));
+		return -1;
+	}
+	return 0;
+}
+
 /* 0, or -1 with the CUDA error in e (ERRBUF bytes). */
 extern "C" int cuda_fill(void *p, int dt, long long n, const struct gen_spec *s, char *e)
 {

@@ -29,6 +29,9 @@
 #                                          -> verified, ktime wrong
 #   12 hog          a 50 ms busy kernel on a non-blocking stream after each
 #                   correct call     -> ktime wrong (cross-check or busy probe)
+#   13 skipwrite    stops launching after its first call at a benchmark size,
+#                   on axpy_loose (a tolerance any finite z passes)
+#                                    -> ktime wrong (NaN: the judge's poison)
 # Each goes through kcompile | kverify | ktime --budget 0.5; for each: every
 # stage's record comes out, the status is the failure (or the containment)
 # listed, and the attack's side effect did not happen (its ATTACK lines in
@@ -53,17 +56,24 @@ export PATH="$BIN:$PATH"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-gpuatk.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export KSCI_CACHE=${KSCI_CACHE:-$tmp/cache}
-export KSCI_TASKS=$here/tasks
+# The tasks, and axpy_loose: axpy with a tolerance any finite output passes.
+mkdir -p "$tmp/tasks"
+cp -r "$here/tasks/axpy" "$tmp/tasks/axpy"
+cp -r "$here/tasks/axpy" "$tmp/tasks/axpy_loose"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); t["name"]="axpy_loose"; t["tolerance"]={"f32": {"atol": 1e30, "rtol": 1e30}}; json.dump(t, open(sys.argv[1], "w"))' \
+	"$tmp/tasks/axpy_loose/task.json"
+export KSCI_TASKS=$tmp/tasks
 pass=0 fail=0
 if [ "$compile_only" = 0 ] && ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "# no NVIDIA GPU here: the kcompile checks only"
 	compile_only=1
 fi
 
-# record NAME FILE: a generated cuda axpy candidate record for FILE on stdout.
+# record NAME FILE: a generated cuda candidate record for FILE on stdout, of
+# the task $task (axpy unless set).
 record() {
-	python3 -c 'import json,sys; print(json.dumps({"id": "atk-" + sys.argv[1], "task": "axpy",
- "backend": "cuda", "generation": 0, "parents": [], "source": open(sys.argv[2]).read(), "status": "generated"}))' "$1" "$2"
+	python3 -c 'import json,sys; print(json.dumps({"id": "atk-" + sys.argv[1], "task": sys.argv[3],
+ "backend": "cuda", "generation": 0, "parents": [], "source": open(sys.argv[2]).read(), "status": "generated"}))' "$1" "$2" "${task:-axpy}"
 }
 # rec FILE EXPR: the Python expression EXPR with r = the last record of FILE
 # (None when there is none), g(k, ...) = r's value at the keys ("" when
@@ -317,6 +327,17 @@ if gpu; then
 		"$(st hog t) $(rec "$tmp/hog.t.json" '"speedup_vs_baseline" in (g("time") or {})')"
 	check "hog: caught by the timing cross-check or the busy probe (the message)" \
 		grep -Eq "cross-check|still busy" <<<"$(msg hog time)"
+fi
+
+# 13. Skip the write, where the other calls' outputs would pass: only the
+# poison in one sector of every KiB of z shows it (skipped-write-stale-output-
+# within-tolerance, the mirror of t14's).
+task=axpy_loose stages skipwrite "$A/skipwrite.cu"
+if gpu; then
+	is "skipwrite: verified by kverify (honest at the test sizes)" verified "$(st skipwrite v)"
+	is "skipwrite: ktime wrong" wrong "$(st skipwrite t)"
+	check "skipwrite: NaN where it never wrote (the message)" grep -q "NaN (element never written" <<<"$(msg skipwrite time)"
+	check "skipwrite: the attack skipped (its log)" has skipwrite time "ATTACK skipwrite: skipped"
 fi
 
 echo "$pass passed, $fail failed"

@@ -16,6 +16,7 @@
 #   9 kill the judge     kill(getppid(), SIGKILL) and kill(-1, SIGKILL)
 #  10 ptrace             process_vm_readv and PTRACE_ATTACH on its parent
 #  11 spin threads       leaves two threads spinning forever
+#  12 skip the write     stops writing y after the check before timing
 # For each: the record comes out, its status is the failure (or the
 # containment) listed, and the attack's side effect is checked from outside.
 # Written for the judge that computes its verdict in a process that never
@@ -170,6 +171,22 @@ done
 ok "memoisation by call count: the record comes out of ktime" out memo-count "$T/t.ndjson"
 expect_eq "memoisation by call count: wrong, with no speedup in the record" "wrong false" \
 	"$(tst memo-count) $(get "$T/t.ndjson" memo-count '.time // {} | has("speedup_vs_baseline")')"
+
+# skipped-write-stale-output-within-tolerance: timed outputs are poisoned by
+# sectors (one 32-byte sector in every KiB, where the child cannot know), not
+# whole; the rest holds another call's outputs. With a tolerance so loose
+# that those pass, a kernel that stops writing after the check before timing
+# must still be wrong (the judge checks its single calls and one call of
+# every batch): the poison it never wrote over is what shows it.
+mkdir -p "$T/tasks/rowsum_loose"
+cp "$T/tasks/rowsum/"*.c "$T/tasks/rowsum_loose/"
+jq '.name = "rowsum_loose" | .tolerance = {f32: {atol: 1e30, rtol: 1e30}}' "$T/tasks/rowsum/task.json" \
+	>"$T/tasks/rowsum_loose/task.json"
+cand skip-write | jq -c '.task = "rowsum_loose"' | kcompile | kverify --timeout 30 |
+	ktime --budget 1 --min-runs 6 --max-runs 6 --timeout 60 >"$T/loose.ndjson" 2>"$T/loose.err"
+echo "# skipped-write-stale-output-within-tolerance: $(jq -r '.status + ": " + (.time.message // .verify.message // "")' "$T/loose.ndjson" | head -c 300)"
+expect_eq "skipped-write-stale-output-within-tolerance: wrong, NaN where it never wrote (the poison)" \
+	"wrong true" "$(jq -r '.status + " " + ((.time.message // "") | test("NaN \\(element never written") | tostring)' "$T/loose.ndjson")"
 
 # 7. Flood, timed.
 ok "stdout/stderr flood: the record comes out of ktime" out flood "$T/t.ndjson"

@@ -1,5 +1,7 @@
 /* Unit tests for the c back end's device layer (lib/dev_host.c): the cache
- * flush before a timed batch evicts the batch's arrays and nothing more.
+ * flush before a timed batch evicts the batch's arrays and nothing more;
+ * poison() marks one 32-byte sector of every KiB of an output, a different
+ * one for another seed, and a short last block too.
  * the-cache-flush-wrote-twice-the-llc: it used to write a buffer of twice
  * the last-level cache before every batch, and a VM reports the whole
  * socket's (508 MiB here): 1 GiB written per batch, most of a c ktime's
@@ -46,6 +48,35 @@ int main(void)
 #else
 	T_OK(grew <= 260 * 1024, "flush: its buffer is at most 256 MiB (grew %ld KiB)", grew);
 #endif
+
+	/* poison: outputs of 5 KiB + 100 bytes (a short last block) and of
+	 * 16 bytes (shorter than a sector). */
+	size_t on = 5 * 1024 + 100;
+	unsigned char *o = buf + 1, *o2 = copy + 1;
+	memset(buf, 0, on + 2);
+	memset(copy, 0, on + 2);
+	rc = dev_host.poison(o, 0xFF, on, 42, e) | dev_host.poison(o2, 0xFF, on, 43, e);
+	T_OK(rc == 0, "poison: no error (%s)", e);
+	T_OK(buf[0] == 0 && buf[on + 1] == 0, "poison: nothing outside the output");
+	int one_each = 1, moved = 0;
+	for (size_t b = 0; b * 1024 < on; b++) {
+		size_t at = b * 1024, len = on - at < 1024 ? on - at : 1024, first = len, count = 0;
+		for (size_t k = 0; k < len; k++)
+			if (o[at + k] == 0xFF) {
+				first = first < k ? first : k;
+				count++;
+			}
+		size_t want = len - first < 32 ? len - first : 32;
+		if (first % 32 || count != want || first == len)
+			one_each = 0;
+		moved += memcmp(o + at, o2 + at, len) != 0;
+	}
+	T_OK(one_each, "poison: every block (the short last one too) has one whole sector of poison, on a sector boundary");
+	T_OK(moved >= 4, "poison: another seed poisons other sectors (%d of 6 blocks differ)", moved);
+	memset(buf, 0, 18);
+	T_OK(dev_host.poison(buf + 1, 0xA5, 16, 7, e) == 0 && buf[1] == 0xA5 && buf[16] == 0xA5 && buf[17] == 0 && !buf[0],
+	     "poison: a 16-byte output is poisoned whole");
+
 	free(buf);
 	free(copy);
 	return T_DONE();
