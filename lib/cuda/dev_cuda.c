@@ -166,6 +166,15 @@ static int c_init(char *e)
 			  (json_int_t)G.prop.l2CacheSize, "mem_bytes", (json_int_t)G.prop.totalGlobalMem,
 			  "cuda_runtime", rt, "cuda_driver_api", dv);
 	json_object_set_new(G.env, "cc", json_sprintf("%d.%d", G.prop.major, G.prop.minor));
+	/* Which physical GPU (cuda_device is an index among the visible ones):
+	 * its UUID as nvidia-smi writes it, and its PCI address. */
+	const unsigned char *u = (const unsigned char *)G.prop.uuid.bytes;
+	char uuid[64] = "GPU-";
+	for (int i = 0, k = 4; i < 16; i++)
+		k += snprintf(uuid + k, sizeof uuid - (size_t)k, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+	json_object_set_new(G.env, "gpu_uuid", json_string(uuid));
+	json_object_set_new(G.env, "pci_bus_id",
+			    json_sprintf("%04x:%02x:%02x.0", G.prop.pciDomainID, G.prop.pciBusID, G.prop.pciDeviceID));
 	nvml_facts(G.env);
 
 	return 0;
