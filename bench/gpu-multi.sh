@@ -48,8 +48,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-multi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export KSCI_CACHE=$tmp/cache KSCI_GPU_LOCKS=$tmp/locks KSCI_GPU_LOCK_DIR=$tmp/locks
 mkdir -p "$KSCI_GPU_LOCKS"
-harness=kharness
-[ "$backend" = cuda ] && harness=kharness-cuda
 cores=$(nproc)
 echo "== $task on $gpus GPUs: $(nvidia-smi --query-gpu=index,name,uuid,clocks.sm,temperature.gpu --format=csv,noheader 2>&1 | tr '\n' ';')"
 
