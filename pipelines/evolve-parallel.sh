@@ -192,7 +192,8 @@ recheck() {
 	rc=$?
 	set -e
 	case $rc in
-	0 | 1) ;;
+	0) ;;
+	1) status=1 ;; # bad input, as in the main step (records kept)
 	*) echo "evolve-parallel.sh: generation $g: checking again the results above the device's peak incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
 	esac
 	passes_recheck_merge "$gdir/all.ndjson" "$p.out.ndjson" >"$p.merged.ndjson"
@@ -211,7 +212,8 @@ race_time() {
 	rc=$?
 	set -e
 	case $rc in
-	0 | 1) return 0 ;;
+	0) return 0 ;;
+	1) status=1; return 0 ;; # bad input, as in the main step (records kept)
 	*) echo "evolve-parallel.sh: generation $g: the race incomplete; archive unchanged; re-run to continue" >&2; return 3 ;;
 	esac
 }
@@ -232,6 +234,7 @@ compose_pass() {
 		echo "evolve-parallel.sh: generation $g: the compose pass failed (kgen exit $rc); the generation is appended, its composition is not" >&2
 		return 3
 	fi
+	[ "$rc" = 1 ] && status=1 # bad input, as in the main step (records kept)
 	passes_compose_keep "$p.candidates.ndjson" "$p.todo.ndjson" "$g"
 	[ -s "$p.todo.ndjson" ] || return 0
 	spread_stages "$p.todo.ndjson" "$p.spread" "$p.results.ndjson" "generation $g: the composition" || return

@@ -206,6 +206,7 @@ recheck_pass() {
 		echo "evolve.sh: generation $g: checking again the results above the device's peak failed (exit statuses: ${rcs[*]}); archive unchanged" >&2
 		return 3
 	fi
+	[ "$worst" = 1 ] && status=1 # bad input, as in the main step (records kept)
 	passes_recheck_merge "$out" "$tmp/recheck-out.ndjson" >"$tmp/recheck-merged.ndjson"
 	mv "$tmp/recheck-merged.ndjson" "$out"
 }
@@ -219,6 +220,7 @@ race_time() {
 	ktime --force "${time_opts[@]}" --budget "$3" <"$1" >"$2" 8>&-
 	rc=$?
 	set -e
+	[ "$rc" = 1 ] && status=1 # bad input, as in the main step (records kept)
 	[ "$rc" -lt 2 ] && return 0
 	echo "evolve.sh: generation $g: the race failed (ktime exit $rc); archive unchanged" >&2
 	return 3
@@ -244,6 +246,7 @@ compose_pass() {
 		echo "evolve.sh: generation $g: the compose pass failed (exit statuses: ${rcs[*]}); the generation is appended, its composition is not" >&2
 		return 3
 	fi
+	[ "$worst" = 1 ] && status=1 # bad input, as in the main step (records kept)
 	passes_compose_keep "$res" "$tmp/compose-keep.ndjson" "$g"
 	[ -s "$tmp/compose-keep.ndjson" ] || return 0
 	set +e

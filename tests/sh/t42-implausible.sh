@@ -70,6 +70,28 @@ expect_eq "the seed went in verified again (8 seeds), timed again and still held
 	"$(zcat "$a" | jq -r '"\(.generation) \(.status) \(.time.implausible.rechecked) \(.verify.seeds | length)"')"
 ok "…and evolve.sh says why" grep -q "held back as above the device's peak" ev.err
 
+# recheck-pass-bad-input-exit-1: a tool of the recheck pass that reports bad
+# input (exit 1) makes the run exit 1, as one of the main step does
+# (docs/exit-codes.md); evolve.sh and evolve-parallel.sh exited 0. The
+# children of generation 1 are above a peak of 1 MB/s, so the pass runs; a
+# kverify that exits 1 when asked for 8 seeds stands for the tool.
+# The pipelines put $KSCIBIN first in PATH: a directory of the tools, kverify
+# wrapped.
+mkdir -p "$T/wrap"
+for f in "$KSCIBIN"/*; do ln -s "$f" "$T/wrap/"; done
+rm "$T/wrap/kverify"
+printf '#!/bin/sh\ncase " $* " in *" --seeds 8 "*) "%s/kverify" "$@"; exit 1 ;; esac\nexec "%s/kverify" "$@"\n' \
+	"$KSCIBIN" "$KSCIBIN" >"$T/wrap/kverify"
+chmod +x "$T/wrap/kverify"
+for ev in evolve.sh evolve-parallel.sh; do
+	c=$T/bad-$ev.ndjson.gz
+	evolve.sh --task rowsum --generations 0 --budget 0.05 --archive "$c" -q 2>/dev/null
+	KSCIBIN=$T/wrap "$ev" --task rowsum --generations 1 --population 1 --budget 0.05 --archive "$c" -q --stop-slower 0 \
+		--ktime-opt --peak-gbps --ktime-opt 0.001 2>"$T/bad.err"
+	expect_eq "recheck-pass-bad-input-exit-1: $ev exits 1, generation 1 appended, rechecked" \
+		"1 1 true" "$? $(zcat "$c" | jq -r 'select(.generation == 1) | "\(.generation) \(.time.implausible.rechecked)"' | head -n 1)"
+done
+
 # The merge, on its own: a record timed again under the peak loses the flag,
 # one still above it is marked rechecked, the others stay.
 (
