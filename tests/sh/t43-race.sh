@@ -123,6 +123,25 @@ gzip -dc par.ndjson.gz >par.nd
 ok "evolve-parallel.sh: one winner in each generation that raced, every record once" jq -se '
 	([.[] | select(.time.race)] | length > 0 and (group_by(.generation) | all(map(select(.time.race.won)) | length == 1)))
 	and (map(.id) | length == (unique | length))' par.nd
+# race-bad-input-exit-1: a race round whose ktime reports bad input (exit 1)
+# makes the run exit 1, as one in the main step does (docs/exit-codes.md);
+# both pipelines exited 0. A ktime that exits 1 when it is asked to time
+# again (--force: the race's rounds) stands for the tool; the pipelines put
+# $KSCIBIN first in PATH, so it goes in a directory of the tools.
+mkdir -p wrap
+for f in "$KSCIBIN"/*; do ln -s "$f" wrap/; done
+rm wrap/ktime
+printf '#!/bin/sh\ncase " $* " in *" --force "*) "%s/ktime" "$@"; exit 1 ;; esac\nexec "%s/ktime" "$@"\n' \
+	"$KSCIBIN" "$KSCIBIN" >wrap/ktime
+chmod +x wrap/ktime
+KSCIBIN=$PWD/wrap evolve.sh --task rowsum --backend c --generations 1 --population 4 "${fast[@]}" --race 3 \
+	--archive bad1.ndjson.gz >/dev/null 2>bad1.err
+expect_eq "race-bad-input-exit-1: evolve.sh exits 1 after a race, generation 1 appended" "1 true" \
+	"$? $(gzip -dc bad1.ndjson.gz | jq -se '[.[] | select(.generation == 1 and .time.race)] | length > 0')"
+KSCIBIN=$PWD/wrap evolve-parallel.sh --task rowsum --backend c --generations 1 --population 3 "${fast[@]}" --race 2 \
+	--jobs 2 --archive bad2.ndjson.gz >/dev/null 2>bad2.err
+expect_eq "race-bad-input-exit-1: evolve-parallel.sh exits 1 after a race, generation 1 appended" "1 true" \
+	"$? $(gzip -dc bad2.ndjson.gz | jq -se '[.[] | select(.generation == 1 and .time.race)] | length > 0')"
 evolve.sh --task rowsum --backend c --race x --archive arc2.ndjson.gz >/dev/null 2>bad.err
 expect_eq "--race x: usage error, exit 2, said" "2 1" "$? $(grep -c 'race: "x" is not a non-negative integer' bad.err)"
 done_testing
