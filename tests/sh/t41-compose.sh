@@ -144,6 +144,24 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	evolve-parallel.sh --task softmax --backend cuda --generations 2 --population 1 --archive "$p" -q 2>par.err
 	expect_eq "evolve-parallel.sh: exit 0, the same composition appended to generation 2" "0 1 2" \
 		"$? $(zcat "$p" | jq -c 'select(.origin.generator == "compose")' | wc -l) $(zcat "$p" | jq -r 'select(.origin.generator == "compose") | .generation')"
+	# compose-pass-bad-input-exit-1: the compose pass's kgen reporting bad
+	# input (exit 1) makes the run exit 1, as one in the main step does
+	# (docs/exit-codes.md); both pipelines exited 0. A kgen that exits 1 when
+	# asked to compose stands for it, in a directory of the tools ($KSCIBIN
+	# comes first in the pipelines' PATH).
+	mkdir -p wrap
+	for f in "$KSCIBIN"/*; do ln -sf "$f" wrap/; done
+	rm wrap/kgen
+	printf '#!/bin/sh\ncase " $* " in *" --generator compose "*) "%s/kgen" "$@"; exit 1 ;; esac\nexec "%s/kgen" "$@"\n' \
+		"$KSCIBIN" "$KSCIBIN" >wrap/kgen
+	chmod +x wrap/kgen
+	for ev in evolve.sh evolve-parallel.sh; do
+		c=$T/bad-$ev.ndjson.gz
+		zcat "$a" | jq -c 'select(.generation <= 1)' | karchive append "$c"
+		KSCIBIN=$PWD/wrap "$ev" --task softmax --backend cuda --generations 2 --population 1 --archive "$c" -q 2>/dev/null
+		expect_eq "compose-pass-bad-input-exit-1: $ev exits 1, the composition appended" "1 1" \
+			"$? $(zcat "$c" | jq -c 'select(.origin.generator == "compose")' | wc -l)"
+	done
 	b=$T/off.ndjson.gz
 	zcat "$a" | jq -c 'select(.generation <= 1)' | karchive append "$b"
 	evolve.sh --task softmax --backend cuda --generations 2 --population 1 --archive "$b" -q --compose off 2>/dev/null
