@@ -58,6 +58,18 @@ expect() {
 
 export KSCI_TASKS=$here/tasks
 expect good          timed      ""                      time   axpy "$here/good.cu"
+
+# gpu-uuid-in-env: the record names the physical GPU it was timed on (the
+# multi-GPU runs tell judges apart by it), as nvidia-smi does.
+got=$(jq -r '.time.env.gpu_uuid // "none"' "$tmp/good.json" 2>/dev/null || echo none)
+if nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep -qx -- "$got"; then
+	pass=$((pass + 1))
+	printf 'ok   %-22s %s\n' gpu-uuid-in-env "time.env.gpu_uuid $got is one of nvidia-smi's"
+else
+	fail=$((fail + 1))
+	printf 'FAIL %-22s time.env.gpu_uuid %s is none of nvidia-smi'"'"'s: %s\n' gpu-uuid-in-env "$got" \
+		"$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>&1 | xargs)"
+fi
 expect oob           crashed    "illegal memory access" verify axpy "$here/oob.cu"
 expect badlaunch     crashed    "launch"                verify axpy "$here/badlaunch.cu"
 expect hang          timeout    ""                      verify axpy "$here/hang.cu" --timeout 8
