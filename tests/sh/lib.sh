@@ -72,6 +72,21 @@ spread_ids() {
 	while read -r k; do sed -n "${k}p" "$1/candidates.ndjson" | jq -r .id; done | sort
 }
 
+# bad_input_tools DIR TOOL WORD: DIR becomes a directory of the ksci tools
+# in which TOOL does its work and then exits 1 (bad input) when WORD is one
+# of its arguments, and behaves as itself otherwise: a stage that reports bad
+# input, for the pipelines (which put $KSCIBIN first in PATH: run them with
+# KSCIBIN=DIR). WORD may be several words ("--seeds 8").
+bad_input_tools() {
+	local f
+	mkdir -p "$1"
+	for f in "$KSCIBIN"/*; do ln -sf "$f" "$1/"; done
+	rm -f "$1/$2"
+	printf '#!/bin/sh\ncase " $* " in *" %s "*) "%s/%s" "$@"; exit 1 ;; esac\nexec "%s/%s" "$@"\n' \
+		"$3" "$KSCIBIN" "$2" "$KSCIBIN" "$2" >"$1/$2"
+	chmod +x "$1/$2"
+}
+
 done_testing() {
 	echo "1..$t_n"
 	[ "$t_failed" = 0 ]

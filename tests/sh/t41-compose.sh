@@ -147,14 +147,8 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	# compose-pass-bad-input-exit-1: the compose pass's kgen reporting bad
 	# input (exit 1) makes the run exit 1, as one in the main step does
 	# (docs/exit-codes.md); both pipelines exited 0. A kgen that exits 1 when
-	# asked to compose stands for it, in a directory of the tools ($KSCIBIN
-	# comes first in the pipelines' PATH).
-	mkdir -p wrap
-	for f in "$KSCIBIN"/*; do ln -sf "$f" wrap/; done
-	rm wrap/kgen
-	printf '#!/bin/sh\ncase " $* " in *" --generator compose "*) "%s/kgen" "$@"; exit 1 ;; esac\nexec "%s/kgen" "$@"\n' \
-		"$KSCIBIN" "$KSCIBIN" >wrap/kgen
-	chmod +x wrap/kgen
+	# asked to compose stands for it.
+	bad_input_tools wrap kgen "--generator compose"
 	for ev in evolve.sh evolve-parallel.sh; do
 		c=$T/bad-$ev.ndjson.gz
 		zcat "$a" | jq -c 'select(.generation <= 1)' | karchive append "$c"

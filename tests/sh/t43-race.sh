@@ -126,14 +126,8 @@ ok "evolve-parallel.sh: one winner in each generation that raced, every record o
 # race-bad-input-exit-1: a race round whose ktime reports bad input (exit 1)
 # makes the run exit 1, as one in the main step does (docs/exit-codes.md);
 # both pipelines exited 0. A ktime that exits 1 when it is asked to time
-# again (--force: the race's rounds) stands for the tool; the pipelines put
-# $KSCIBIN first in PATH, so it goes in a directory of the tools.
-mkdir -p wrap
-for f in "$KSCIBIN"/*; do ln -s "$f" wrap/; done
-rm wrap/ktime
-printf '#!/bin/sh\ncase " $* " in *" --force "*) "%s/ktime" "$@"; exit 1 ;; esac\nexec "%s/ktime" "$@"\n' \
-	"$KSCIBIN" "$KSCIBIN" >wrap/ktime
-chmod +x wrap/ktime
+# again (--force: the race's rounds) stands for the tool.
+bad_input_tools wrap ktime --force
 KSCIBIN=$PWD/wrap evolve.sh --task rowsum --backend c --generations 1 --population 4 "${fast[@]}" --race 3 \
 	--archive bad1.ndjson.gz >/dev/null 2>bad1.err
 expect_eq "race-bad-input-exit-1: evolve.sh exits 1 after a race, generation 1 appended" "1 true" \
