@@ -68,8 +68,8 @@ struct dev_ops {
 	int (*copy)(void *dst, const void *src, size_t n, char *e); /* device to device */
 	int (*set_bytes)(void *p, int byte, size_t n, char *e);
 	/* Poison an output of n bytes at p before a timed batch: byte over one
-	 * 32-byte sector of every 1 KiB block, chosen by seed (gen_poison_at in
-	 * lib/gen_value.h). */
+	 * 32-byte sector of every 1 KiB block, chosen by seed (gen_poison_span in
+	 * lib/gen_value.h).  Every back end has one. */
 	int (*poison)(void *p, int byte, size_t n, uint64_t seed, char *e);
 	/* Fresh inputs: n elements of dtype dt from spec (lib/gen_value.h). */
 	int (*gen)(void *p, int dt, int64_t n, const struct gen_spec *spec, char *e);

@@ -142,9 +142,8 @@ static int h_poison(void *p, int byte, size_t n, uint64_t seed, char *e)
 {
 	(void)e;
 	for (size_t b = 0; b * GEN_POISON_BLOCK < n; b++) {
-		size_t at = b * GEN_POISON_BLOCK, len = n - at < GEN_POISON_BLOCK ? n - at : GEN_POISON_BLOCK;
-		size_t off = (size_t)gen_poison_at(seed, b, len);
-		memset((unsigned char *)p + at + off, byte, len - off < GEN_POISON_SECTOR ? len - off : GEN_POISON_SECTOR);
+		uint64_t count, at = gen_poison_span(seed, b, n, &count);
+		memset((unsigned char *)p + at, byte, (size_t)count);
 	}
 	return 0;
 }

@@ -75,12 +75,17 @@ KSCI_HD double gen_value(const struct gen_spec *s, uint64_t i)
 #define GEN_POISON_BLOCK 1024
 #define GEN_POISON_SECTOR 32
 
-/* The sector of block b (bytes [b * 1024, b * 1024 + len)) that is poisoned:
- * its first byte's offset within the block. */
-KSCI_HD uint64_t gen_poison_at(uint64_t seed, uint64_t b, uint64_t len)
+/* Block b's poisoned bytes in an output of n bytes (block b: bytes
+ * [b * 1024, b * 1024 + 1024) cut at n): the first one's offset in the
+ * output, and how many (32, fewer in a short last block); the host's and the
+ * GPU's poison write exactly these. */
+KSCI_HD uint64_t gen_poison_span(uint64_t seed, uint64_t b, uint64_t n, uint64_t *count)
 {
+	uint64_t at = b * GEN_POISON_BLOCK, len = n - at < GEN_POISON_BLOCK ? n - at : GEN_POISON_BLOCK;
 	uint64_t sectors = (len + GEN_POISON_SECTOR - 1) / GEN_POISON_SECTOR;
-	return (gen_mix(seed ^ (b * 0xD1B54A32D192ED03ULL)) % sectors) * GEN_POISON_SECTOR;
+	uint64_t off = (gen_mix(seed ^ (b * 0xD1B54A32D192ED03ULL)) % sectors) * GEN_POISON_SECTOR;
+	*count = len - off < GEN_POISON_SECTOR ? len - off : GEN_POISON_SECTOR;
+	return at + off;
 }
 
 #endif

@@ -735,7 +735,7 @@ static json_t *summary(const struct who *w, struct stats *st, uint32_t calls)
 }
 
 /* Fresh inputs (seeds[s * nargs + i]) and poisoned outputs (by sectors:
- * lib/gen_value.h, gen_poison_at) for sets 0..n-1,
+ * lib/gen_value.h, gen_poison_span) for sets 0..n-1,
  * then the caches flushed and the device idle. */
 static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const struct arrays *A, uint64_t *seeds,
 		     char *e)
@@ -748,8 +748,7 @@ static int gen_batch(struct job *J, uint32_t n, const struct layout *L, const st
 			if (a->kind == ARG_SCALAR || A->bytes[i] == 0)
 				continue;
 			if (a->kind == ARG_OUT) {
-				if ((J->d->poison ? J->d->poison(p, poison_byte(a->dt), A->bytes[i], rng_next(&J->rng), e)
-						  : J->d->set_bytes(p, poison_byte(a->dt), A->bytes[i], e)) < 0)
+				if (J->d->poison(p, poison_byte(a->dt), A->bytes[i], rng_next(&J->rng), e) < 0)
 					return -1;
 				continue;
 			}

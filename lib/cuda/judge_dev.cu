@@ -64,16 +64,15 @@ __global__ static void poison_kernel(unsigned char *p, int byte, unsigned long l
 	unsigned long long blocks = (n + GEN_POISON_BLOCK - 1) / GEN_POISON_BLOCK;
 	for (unsigned long long b = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; b < blocks;
 	     b += (unsigned long long)gridDim.x * blockDim.x) {
-		unsigned long long at = b * GEN_POISON_BLOCK, len = n - at < GEN_POISON_BLOCK ? n - at : GEN_POISON_BLOCK;
-		unsigned long long off = gen_poison_at(seed, b, len), end = len - off < GEN_POISON_SECTOR ? len - off : GEN_POISON_SECTOR;
-		if (end == GEN_POISON_SECTOR && (uintptr_t)(p + at + off) % 16 == 0) {
+		uint64_t count, at = gen_poison_span(seed, b, n, &count);
+		if (count == GEN_POISON_SECTOR && (uintptr_t)(p + at) % 16 == 0) {
 			uint4 v;
 			v.x = v.y = v.z = v.w = 0x01010101u * (unsigned)byte;
-			((uint4 *)(p + at + off))[0] = v;
-			((uint4 *)(p + at + off))[1] = v;
+			((uint4 *)(p + at))[0] = v;
+			((uint4 *)(p + at))[1] = v;
 		} else
-			for (unsigned long long k = 0; k < end; k++)
-				p[at + off + k] = (unsigned char)byte;
+			for (uint64_t k = 0; k < count; k++)
+				p[at + k] = (unsigned char)byte;
 	}
 }
 
