@@ -6,15 +6,18 @@
 # every variant in turn (A B C ... A B C ...), and the median CPU seconds
 # (user + sys of nvcc and all it runs; steadier than wall time on a shared
 # machine) and wall seconds are printed per variant, with the ratio to
-# kcompile's flags.  Run it on an idle machine for wall figures.
-#   usage: bench/nvcc-flags.sh [-r ROUNDS] [TASK ...]   (default: 5 rounds; softmax matmul)
+# kcompile's flags.  Run it on an idle machine for wall figures.  With
+# --phases, each task's build with kcompile's flags once more under
+# `nvcc --time`: the milliseconds of each of nvcc's steps, in order.
+#   usage: bench/nvcc-flags.sh [-r ROUNDS] [--phases] [TASK ...]   (default: 5 rounds; softmax matmul)
 #   env: CUDA (default /usr/local/cuda), KSCIBIN (default build/bin)
 set -euo pipefail
-rounds=5
+rounds=5 phases=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-r) rounds=$2; shift ;;
+	--phases) phases=1 ;;
 	*) break ;;
 	esac
 	shift
@@ -53,6 +56,15 @@ for task in "$@"; do
 			echo "$task $name $(cat "$w/t$r")" >>"$tmp/times"
 		done
 	done
+	if [ "$phases" = 1 ]; then
+		w=$tmp/$task-phases
+		mkdir -p "$w"
+		cp "$dir/candidate.cu" "$dir/ksci_wrapper.cu" "$w/"
+		flags=${variants[1]#*|} # sass-only: kcompile's flags now
+		# shellcheck disable=SC2086 # flags are words
+		(cd "$w" && "$NVCC" --time phases.csv $flags -o out.so ksci_wrapper.cu >/dev/null 2>&1)
+		awk -F' *, *' -v t="$task" 'NR > 1 { printf "%s phase %-22s %8.0f ms\n", t, $2, $7; s += $7 } END { printf "%s phase %-22s %8.0f ms\n", t, "(sum)", s }' "$w/phases.csv" >>"$tmp/phases"
+	fi
 done
 echo "nvcc $("$NVCC" --version | tail -n 1); $rounds rounds; CPU = user + sys seconds of nvcc and its children"
 awk '{cpu[$1" "$2] = cpu[$1" "$2] " " ($3 + $4); wall[$1" "$2] = wall[$1" "$2] " " $5; order[++n] = $1" "$2}
@@ -62,3 +74,4 @@ END { printf "%-8s %-12s %9s %9s %9s\n", "task", "variant", "CPU s", "wall s", "
 	for (i = 1; i <= n; i++) { if (seen[order[i]]++) continue; split(order[i], p, " ")
 		c = med(cpu[order[i]]); if (p[2] == "kcompile") base[p[1]] = c
 		printf "%-8s %-12s %9.2f %9.2f %9.3f\n", p[1], p[2], c, med(wall[order[i]]), c / base[p[1]] } }' "$tmp/times"
+[ "$phases" = 0 ] || cat "$tmp/phases"
