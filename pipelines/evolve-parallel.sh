@@ -40,7 +40,7 @@ usage: evolve-parallel.sh [options]
                        the stages spread)
   spreading each generation (see spread.sh --help):
   --work DIR           state of the unfinished generation (default: ARCHIVE.work)
-  --chunk N            candidates per job (default: 1)
+  --chunk N            candidates per job (default: about two jobs a slot)
   --jobs N             job slots per host (default: --gpus when given, else 1)
   --gpus G             G GPUs per host: one slot per GPU, CUDA_VISIBLE_DEVICES per job
   -S, --sshlogin L     a host (repeatable); --sshloginfile F: hosts from a file

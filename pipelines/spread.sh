@@ -23,7 +23,9 @@ usage: spread.sh [options] --work DIR INPUT
   done. Re-running with the same --work DIR redoes nothing that finished.
   --work DIR           state: input copy, joblog, per-job results (required)
   --out FILE           write the results here (atomically) instead of stdout
-  --chunk N            records per job (default: 1)
+  --chunk N            records per job (default: the records over twice the job
+                       slots, at least 1: about two jobs a slot; a re-run keeps the
+                       work directory's)
   --jobs N             job slots per host (default: --gpus when given, else 1; on the
                        c back end more than one per host disturbs timings)
   --gpus G             each host has G GPUs: one slot per GPU, each job bound to one
@@ -51,7 +53,7 @@ USAGE
 die() { echo "spread.sh: $*" >&2; exit 3; }
 uerr() { echo "spread.sh: $*" >&2; usage >&2; exit 2; }
 
-work="" out="" chunk=1 jobs="" gpus=0 retries=3 bar=0 stages_cmd="" srun=0 input=""
+work="" out="" chunk="" jobs="" gpus=0 retries=3 bar=0 stages_cmd="" srun=0 input=""
 logins=() loginfiles=() envs=() srun_opts=() stage_opts=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -91,10 +93,10 @@ if [ -z "$jobs" ]; then
 	elif [ "$gpus" -ge 1 ] 2>/dev/null; then jobs=$gpus
 	else jobs=1; fi
 fi
-for n in "$chunk" "$jobs" "$gpus" "$retries"; do
+for n in "${chunk:-1}" "$jobs" "$gpus" "$retries"; do
 	case $n in '' | *[!0-9]*) uerr "'$n' is not a non-negative integer" ;; esac
 done
-if [ "$chunk" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$retries" -lt 1 ]; then
+if [ "${chunk:-1}" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$retries" -lt 1 ]; then
 	uerr "--chunk, --jobs and --retries must be at least 1"
 fi
 command -v parallel >/dev/null || die "GNU parallel not found (apt-get install parallel)"
@@ -113,6 +115,29 @@ exec 9>>"$work/lock"
 if ! flock -n 9; then
 	echo "spread.sh: $work is in use (another run, or jobs of a killed one); waiting" >&2
 	flock 9
+fi
+
+# The default chunk. A job is one kcompile | kverify | ktime whose judges
+# start, and time the baseline and the seed again, before its first record
+# (docs/cluster.md): one record a job pays that for every record. About two
+# jobs a slot keep it to twice a slot and still even out uneven jobs. Slots:
+# "N/host" logins count N, other hosts --jobs each, no logins this machine's
+# --jobs. A work directory keeps the chunk it was started with.
+if [ -z "$chunk" ]; then
+	if [ -e "$work/input.ndjson" ] && [ -e "$work/params" ]; then
+		chunk=$(sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$work/params")
+	fi
+	if [ -z "$chunk" ]; then
+		slots=$({
+			printf '%s\n' "${logins[@]}"
+			[ "${#loginfiles[@]}" = 0 ] || cat "${loginfiles[@]}" 2>/dev/null
+		} | awk -v j="$jobs" '/^[[:space:]]*(#|$)/ { next } { n++; s += match($0, /^[0-9]+\//) ? substr($0, 1, RLENGTH - 1) : j }
+			END { print n ? s : j }')
+		[ "$slots" -ge 1 ] 2>/dev/null || slots=1
+		nrec=$(wc -l <"$input")
+		chunk=$(((nrec + 2 * slots - 1) / (2 * slots)))
+		[ "$chunk" -ge 1 ] || chunk=1
+	fi
 fi
 
 # The input is fixed for the life of the work directory: job k must mean the

@@ -41,6 +41,14 @@ expect_eq "each job ran on device 0 or 1, both used" "0 1" "$(jq -r .dev "$T/out
 expect_eq "no two jobs shared a device at once" "" "$(jq -r 'select(.clash) | .id' "$T/out1")"
 expect_eq "two slots (the joblog's commands name slots 1 and 2)" "1 2" \
 	"$(awk -F '\t' 'NR > 1 { split($9, w, " "); print w[3] }' "$T/w1/joblog" | sort -u | xargs)"
+# default-chunk-one-record-a-job: --chunk defaulted to 1, so every record
+# paid for its job's judges and anchors; now about two jobs a slot.
+expect_eq "12 records on 2 slots: chunks of 3 by default, 4 jobs" "chunk=3 4" \
+	"$(cat "$T/w1/params") $(awk -F '\t' 'NR > 1' "$T/w1/joblog" | wc -l)"
+KSCIBIN=$T/fake spread.sh --work "$T/w1b" -S "3/:" -S ":" --jobs 2 --stages-cmd "$ROOT/pipelines/stages.sh" \
+	--out "$T/out1b" "$T/in.ndjson"
+expect_eq "slots counted over logins (3/: and : with --jobs 2: 5 slots, chunks of 2)" "0 chunk=2 12" \
+	"$? $(cat "$T/w1b/params") $(wc -l <"$T/out1b")"
 
 # stages.sh's device choice: the slot's own device, else a free one.
 one=$(head -n 1 "$T/in.ndjson")
@@ -65,7 +73,7 @@ chmod +x "$T/bin/srun"
 PATH=$T/bin:$PATH SLURM_NTASKS=3 KSCIBIN=$T/fake spread.sh --work "$T/w2" --srun --srun-opt --gres=gpu:1 \
 	--out "$T/out2" "$T/in.ndjson"
 expect_eq "spread.sh --srun exits 0" 0 $?
-expect_eq "12 jobs ran under srun --exclusive -N1 -n1" 12 "$(grep -c '^--exclusive -N1 -n1 --gres=gpu:1 .*stages.sh --slot [123] ' "$FAKE_STATE/srun")"
+expect_eq "6 jobs (3 slots, chunks of 2) ran under srun --exclusive -N1 -n1" 6 "$(grep -c '^--exclusive -N1 -n1 --gres=gpu:1 .*stages.sh --slot [123] ' "$FAKE_STATE/srun")"
 expect_eq "... with all records back" 12 "$(wc -l <"$T/out2")"
 
 # A job that fails fatally: the others finish, nothing is written, and the
@@ -85,6 +93,8 @@ KSCIBIN=$T/fake spread.sh --work "$T/w3" --chunk 3 "$T/in.ndjson" >/dev/null 2>&
 expect_eq "a work directory refuses another --chunk" 3 $?
 KSCIBIN=$T/fake spread.sh --work "$T/w3" --chunk 2 "$T/out1" >/dev/null 2>&1
 expect_eq "... and another input" 3 $?
+KSCIBIN=$T/fake spread.sh --work "$T/w3" --out "$T/out3b" "$T/in.ndjson"
+expect_eq "without --chunk a re-run keeps the work directory's (2, not the default 6)" "0 12" "$? $(wc -l <"$T/out3b")"
 
 # Bad input is data: exit 1, the record is kept as invalid.
 printf '{"task":"matmul","backend":"c","status":"generated","id":"0123456789abcdef"}\n' >"$T/bad.ndjson"

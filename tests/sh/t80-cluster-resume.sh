@@ -10,7 +10,7 @@
 a=$T/run/softmax.ndjson.gz
 export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=0 CLUSTER_SLEEP=0.4
 run() {
-	evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 --stop-slower 0 \
+	evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 --chunk 1 --stop-slower 0 \
 		--keep-work --stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
 		--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 "$@"
 }
@@ -19,7 +19,7 @@ expect_eq "generation 0 (the seed) archived" 1 "$(gzip -dc "$a" | wc -l)"
 
 g=$a.work/softmax-c-g1
 export CLUSTER_RUN=1
-setsid bash -c 'exec "$@"' run evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 --stop-slower 0 \
+setsid bash -c 'exec "$@"' run evolve-parallel.sh --task softmax --population 10 --seed 5 --archive "$a" --quiet --jobs 2 --chunk 1 --stop-slower 0 \
 	--keep-work --stages-cmd "$ROOT/tests/sh/cluster-stages.sh" \
 	--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3 --generations 1 \
 	>"$T/out1" 2>"$T/err1" &
