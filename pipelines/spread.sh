@@ -24,7 +24,7 @@ usage: spread.sh [options] --work DIR INPUT
   --work DIR           state: input copy, joblog, per-job results (required)
   --out FILE           write the results here (atomically) instead of stdout
   --chunk N            records per job (default: the records over twice the job
-                       slots, at least 1: about two jobs a slot; a re-run keeps the
+                       slots, 1 to 64: about two jobs a slot; a re-run keeps the
                        work directory's)
   --jobs N             job slots per host (default: --gpus when given, else 1; on the
                        c back end more than one per host disturbs timings)
@@ -122,7 +122,9 @@ fi
 # (docs/cluster.md): one record a job pays that for every record. About two
 # jobs a slot keep it to twice a slot and still even out uneven jobs. Slots:
 # "N/host" logins count N, other hosts --jobs each, no logins this machine's
-# --jobs. A work directory keeps the chunk it was started with.
+# --jobs. At most 64 a job, so that a failed job retried whole redoes at most
+# that many (the start costs about four candidates' time on a GPU: 6 % of
+# 64). A work directory keeps the chunk it was started with.
 if [ -z "$chunk" ]; then
 	if [ -e "$work/input.ndjson" ] && [ -e "$work/params" ]; then
 		chunk=$(sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$work/params")
@@ -137,6 +139,7 @@ if [ -z "$chunk" ]; then
 		nrec=$(wc -l <"$input")
 		chunk=$(((nrec + 2 * slots - 1) / (2 * slots)))
 		[ "$chunk" -ge 1 ] || chunk=1
+		[ "$chunk" -le 64 ] || chunk=64
 	fi
 fi
 

@@ -24,7 +24,7 @@ while IFS= read -r line; do
 	id=$(printf '%s\n' "$line" | jq -r .id)
 	echo "$id" >>"$FAKE_STATE/calls"
 	[ "$id" = "${FAIL_ID:-}" ] && exit 3
-	sleep 0.2
+	sleep "${FAKE_SLEEP:-0.2}"
 	printf '%s\n' "$line" | jq -c --arg d "$d" --argjson c "$clash" '. + {dev: $d, clash: $c, status: "timed"}'
 done
 EOF
@@ -49,6 +49,10 @@ KSCIBIN=$T/fake spread.sh --work "$T/w1b" -S "3/:" -S ":" --jobs 2 --stages-cmd 
 	--out "$T/out1b" "$T/in.ndjson"
 expect_eq "slots counted over logins (3/: and : with --jobs 2: 5 slots, chunks of 2)" "0 chunk=2 12" \
 	"$? $(cat "$T/w1b/params") $(wc -l <"$T/out1b")"
+for i in $(seq 1 200); do printf '{"id":"b%03d","status":"generated","source":"x"}\n' "$i"; done >"$T/in200.ndjson"
+FAKE_SLEEP=0 KSCIBIN=$T/fake spread.sh --work "$T/w1c" --out "$T/out1c" "$T/in200.ndjson"
+expect_eq "200 records on 1 slot: chunks of 64 (not 100), 4 jobs, all back" "0 chunk=64 4 200" \
+	"$? $(cat "$T/w1c/params") $(awk -F '\t' 'NR > 1' "$T/w1c/joblog" | wc -l) $(wc -l <"$T/out1c")"
 
 # stages.sh's device choice: the slot's own device, else a free one.
 one=$(head -n 1 "$T/in.ndjson")
