@@ -132,7 +132,7 @@ if [ -z "$chunk" ]; then
 	if [ -z "$chunk" ]; then
 		slots=$({
 			printf '%s\n' "${logins[@]}"
-			[ "${#loginfiles[@]}" = 0 ] || cat "${loginfiles[@]}" 2>/dev/null
+			[ "${#loginfiles[@]}" = 0 ] || cat "${loginfiles[@]}" 2>/dev/null || true # a missing file is parallel's to refuse
 		} | awk -v j="$jobs" '/^[[:space:]]*(#|$)/ { next } { n++; s += match($0, /^[0-9]+\//) ? substr($0, 1, RLENGTH - 1) : j }
 			END { print n ? s : j }')
 		[ "$slots" -ge 1 ] 2>/dev/null || slots=1

@@ -49,6 +49,12 @@ KSCIBIN=$T/fake spread.sh --work "$T/w1b" -S "3/:" -S ":" --jobs 2 --stages-cmd 
 	--out "$T/out1b" "$T/in.ndjson"
 expect_eq "slots counted over logins (3/: and : with --jobs 2: 5 slots, chunks of 2)" "0 chunk=2 12" \
 	"$? $(cat "$T/w1b/params") $(wc -l <"$T/out1b")"
+# missing-loginfile-silent-exit-1: counting the slots for the default chunk
+# read the file under pipefail, and a missing one ended spread.sh with exit 1
+# (bad input) and no word; it is parallel's to refuse, with its name.
+KSCIBIN=$T/fake spread.sh --work "$T/w1d" --sshloginfile "$T/no-such-hosts" "$T/in.ndjson" >/dev/null 2>"$T/err1d"
+expect_eq "a missing --sshloginfile: exit 3" 3 $?
+ok "... naming the file" grep -q "no-such-hosts" "$T/err1d"
 for i in $(seq 1 200); do printf '{"id":"b%03d","status":"generated","source":"x"}\n' "$i"; done >"$T/in200.ndjson"
 FAKE_SLEEP=0 KSCIBIN=$T/fake spread.sh --work "$T/w1c" --out "$T/out1c" "$T/in200.ndjson"
 expect_eq "200 records on 1 slot: chunks of 64 (not 100), 4 jobs, all back" "0 chunk=64 4 200" \
