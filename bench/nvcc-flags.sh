@@ -37,7 +37,11 @@ variants=(
 	"host-O1|-arch=sm_90a -O1 -std=c++17 -lineinfo -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
 	"no-lineinfo|-arch=sm_90a -O3 -std=c++17 -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
 	"sass+O1|-gencode arch=compute_90a,code=sm_90a -O1 -std=c++17 -lineinfo -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
+	"sass+half-headers|-include cuda_fp16.h -include cuda_bf16.h -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
 )
+# sass+half-headers: the wrapper as it was before the eighth session, which
+# included cuda_fp16.h and cuda_bf16.h for every task (now only where the
+# task's arguments or the source name a half type).
 for task in "$@"; do
 	export KSCI_CACHE="$tmp/cache-$task"
 	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \

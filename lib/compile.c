@@ -415,7 +415,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	if (cache_dir("compile", root, sizeof root, e) < 0)
 		goto done;
 	FILE *wm = open_memstream(&wtext, &wlen);
-	if (!wm || task_write_wrapper(t, backend, src_name(backend), wm) < 0 || fclose(wm) != 0) {
+	if (!wm || task_write_wrapper(t, backend, src_name(backend), source, wm) < 0 || fclose(wm) != 0) {
 		errf(e, "cannot generate the wrapper");
 		goto done;
 	}

@@ -66,8 +66,11 @@ const json_t *task_libs(const struct task *t, const char *role, const char *back
 /* "void solve(const float* x, float* y, int rows, int cols)" for backend. */
 int task_signature(const struct task *t, const char *backend, char *buf, size_t n);
 /* Write the wrapper translation unit that includes src_path and defines
- * ksci_call(void **args) calling solve with the declared signature. */
-int task_write_wrapper(const struct task *t, const char *backend, const char *src_path, FILE *out);
+ * ksci_call(void **args) calling solve with the declared signature.  source
+ * is src_path's text (or NULL): the half-precision headers come first where
+ * an argument's type or the source (the words "half", "bfloat16") needs them. */
+int task_write_wrapper(const struct task *t, const char *backend, const char *src_path, const char *source,
+		       FILE *out);
 
 /* Number of elements of array argument i at the given size (>= 0). */
 int task_numel(const struct task *t, int i, const json_t *size, int64_t *n, char *errbuf);

@@ -127,12 +127,32 @@ static void test_task(void)
 	char *w = NULL;
 	size_t wl = 0;
 	FILE *f = open_memstream(&w, &wl);
-	task_write_wrapper(t, "cuda", "cand.cu", f);
+	task_write_wrapper(t, "cuda", "cand.cu", "__global__ void k(float *y) {}", f);
 	fclose(f);
 	T_OK(strstr(w, "extern \"C\" void solve(const float* x, float* y, int n);") &&
 		     strstr(w, "solve((const float *)a[0], (float *)a[1], *(const int *)a[2])"),
 	     "cuda wrapper declares and calls solve");
+	T_OK(strstr(w, "#include <cuda_runtime.h>") && !strstr(w, "cuda_fp16.h") && !strstr(w, "cuda_bf16.h"),
+	     "a float task's wrapper leaves out the half headers when the source names no half type");
 	free(w);
+	/* The half headers where the source names their types, or is not given. */
+	static const struct {
+		const char *backend, *source, *want, *not;
+	} hw[] = {
+		{"cuda", "__half h; half2 v;", "#include <cuda_fp16.h>", "cuda_bf16.h"},
+		{"cuda", "__nv_bfloat16 b;", "#include <cuda_bf16.h>", "cuda_fp16.h"},
+		{"hip", "__half h;", "#include <hip/hip_fp16.h>", "hip_bfloat16.h"},
+		{"hip", "hip_bfloat16 b;", "#include <hip/hip_bfloat16.h>", "hip_fp16.h"},
+		{"cuda", NULL, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>", NULL},
+	};
+	for (size_t i = 0; i < sizeof hw / sizeof hw[0]; i++) {
+		f = open_memstream(&w, &wl);
+		task_write_wrapper(t, hw[i].backend, "cand", hw[i].source, f);
+		fclose(f);
+		T_OK(strstr(w, hw[i].want) && (!hw[i].not || !strstr(w, hw[i].not)), "%s wrapper for \"%s\": %s",
+		     hw[i].backend, hw[i].source ? hw[i].source : "(no source)", hw[i].want);
+		free(w);
+	}
 	json_decref(size);
 
 	write_task("notol", "{" ARGS ", \"tests\": [{\"n\": 3}], \"bench\": [{\"n\": 3}], \"reference\": \"reference.c\"}");
