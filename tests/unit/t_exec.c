@@ -137,7 +137,7 @@ static void test_task(void)
 	free(w);
 	/* The half headers where the source names their types, or is not given. */
 	static const struct {
-		const char *backend, *source, *want, *not;
+		const char *backend, *source, *want, *not; /* not: the header left out */
 	} hw[] = {
 		{"cuda", "__half h; half2 v;", "#include <cuda_fp16.h>", "cuda_bf16.h"},
 		{"cuda", "__nv_bfloat16 b;", "#include <cuda_bf16.h>", "cuda_fp16.h"},
@@ -150,7 +150,8 @@ static void test_task(void)
 		task_write_wrapper(t, hw[i].backend, "cand", hw[i].source, f);
 		fclose(f);
 		T_OK(strstr(w, hw[i].want) && (!hw[i].not || !strstr(w, hw[i].not)), "%s wrapper for \"%s\": %s",
-		     hw[i].backend, hw[i].source ? hw[i].source : "(no source)", hw[i].want);
+		     hw[i].backend, hw[i].source ? hw[i].source : "(no source)",
+		     hw[i].not ? "its half header, not the other" : "both half headers");
 		free(w);
 	}
 	json_decref(size);
