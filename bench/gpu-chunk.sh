@@ -24,19 +24,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 task=${1:-softmax}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-export KSCIBIN=${KSCIBIN:-$here/build/gpu/bin}
-export PATH="$KSCIBIN:$PATH"
-export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
-out=${OUT:-$here/gpu-logs}/chunk
-mkdir -p "$out"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-chunk.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export KSCI_CACHE=$tmp/cache KSCI_GPU_LOCKS=$tmp/locks
-mkdir -p "$KSCI_GPU_LOCKS"
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_setup chunk
 ext=cu
 [ "$backend" = c ] && ext=c
-cores=$(nproc)
 g=$gpus
 [ "$backend" = c ] && g=0
 bopt=()
@@ -51,7 +43,6 @@ jq -c '{status: "selected", task, backend, generation: 1, parents: [.id], base: 
 	inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$tmp/seed.nd" |
 	kgen --seed 1 --children "$children" 2>"$out/kgen.err" >"$tmp/gen.nd"
 
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 declare -A r
 for pass in one default; do
 	jq -s -c --arg p "$pass" --argjson n "$children" 'if length == 0 then empty else
@@ -63,7 +54,7 @@ for pass in one default; do
 	t0=$(date +%s.%N)
 	"$here/pipelines/spread.sh" --work "$tmp/w-$pass" --gpus "$g" "${copt[@]}" --kcompile-opt "-j$cores" "${bopt[@]}" \
 		--out "$out/$pass.nd" "$tmp/kids-$pass.nd" 2>"$out/$pass.err" || echo "gpu-chunk: spread.sh exit $? ($pass)"
-	s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	s=$(since "$t0")
 	r[$pass]=$(rate "$n" "$s")
 	echo "$task, $pass ($(cat "$tmp/w-$pass/params"), $(awk -F '\t' 'NR > 1' "$tmp/w-$pass/joblog" | wc -l) jobs):" \
 		"$n candidates in $s s = ${r[$pass]} a minute; $(jq -r .status "$out/$pass.nd" 2>/dev/null | sort | uniq -c | xargs)"

@@ -38,21 +38,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 task=${1:-softmax}
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-export KSCIBIN=${KSCIBIN:-$here/build/gpu/bin}
-export PATH="$KSCIBIN:$PATH"
-export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
-out=${OUT:-$here/gpu-logs}/multi
-mkdir -p "$out"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-multi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export KSCI_CACHE=$tmp/cache KSCI_GPU_LOCKS=$tmp/locks KSCI_GPU_LOCK_DIR=$tmp/locks
-mkdir -p "$KSCI_GPU_LOCKS"
-cores=$(nproc)
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_setup multi
 echo "== $task on $gpus GPUs: $(nvidia-smi --query-gpu=index,name,uuid,clocks.sm,temperature.gpu --format=csv,noheader 2>&1 | tr '\n' ';')"
 
-# rate N SECONDS: candidates a minute.
-rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 # per_gpu FILE: per GPU the records and judges; then whether any judge timed
 # on two GPUs (its anchors would then be another device's).
 per_gpu() {
@@ -74,7 +64,7 @@ t0=$(date +%s.%N)
 "$here/pipelines/evolve-parallel.sh" --task "$task" --backend "$backend" --population "$pop" --generations "$gens" \
 	--gpus "$gpus" --chunk "$chunk" --kcompile-opt "-j$((cores / gpus))" --archive "$arc" --work "$tmp/evolve" \
 	>"$out/search.log" 2>&1 || { echo "search: evolve-parallel.sh exit $?"; tail -n 20 "$out/search.log"; exit 1; }
-s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+s=$(since "$t0")
 gzip -dc "$arc" >"$out/search.nd"
 n=$(jq -c 'select(.generation >= 1)' "$out/search.nd" | wc -l)
 echo "search: $(wc -l <"$out/search.nd") records ($n children in generations 1-$gens, the seed in 0) in $s s," \
@@ -89,7 +79,7 @@ for g in 1 "$gpus"; do
 	t0=$(date +%s.%N)
 	"$here/pipelines/spread.sh" --work "$tmp/w$g" --gpus "$g" --chunk "$chunk" --kcompile-opt "-j$((cores / g))" \
 		--out "$out/scale-g$g.nd" "$tmp/kids-$g.nd" 2>"$out/scale-g$g.err" || echo "scaling: spread.sh exit $? on $g GPU(s)"
-	s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	s=$(since "$t0")
 	r[$g]=$(rate "$n" "$s")
 	echo "scaling, $g GPU(s): $n candidates in $s s = ${r[$g]} a minute; $(jq -r .status "$out/scale-g$g.nd" 2>/dev/null | sort | uniq -c | xargs)"
 	per_gpu "$out/scale-g$g.nd"

@@ -1,0 +1,27 @@
+# shellcheck shell=bash
+# bench/lib.sh — what the benches that run the pipelines' stages share:
+# sourced, never run.
+#
+# bench_setup NAME: here (the repository), the tools first in PATH (KSCIBIN,
+# default build/gpu/bin: `make gpu-bundle`), KSCI_TASKS, out (${OUT:-
+# gpu-logs}/NAME, made), tmp (removed on exit) holding a private compile
+# cache and private GPU lock directories, and cores.
+bench_setup() {
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	export KSCIBIN=${KSCIBIN:-$here/build/gpu/bin}
+	export PATH="$KSCIBIN:$PATH"
+	export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
+	out=${OUT:-$here/gpu-logs}/$1
+	mkdir -p "$out"
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-$1.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	export KSCI_CACHE=$tmp/cache KSCI_GPU_LOCKS=$tmp/locks KSCI_GPU_LOCK_DIR=$tmp/locks
+	mkdir -p "$KSCI_GPU_LOCKS"
+	# shellcheck disable=SC2034 # for the scripts that source this
+	cores=$(nproc)
+}
+
+# rate N SECONDS: N a minute, one decimal.
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
+# since T0: seconds since T0 (date +%s.%N), one decimal.
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
