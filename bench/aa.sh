@@ -140,7 +140,7 @@ for ((i = 1 - warmup; i <= runs; i++)); do
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
 	t0=$(date +%s.%N)
 	if ! "$BIN/kcompile" <"$out/in.json" 2>>"$out/stderr.log" | "$BIN/kverify" 2>>"$out/stderr.log" |
-		"$BIN/ktime" ${budget:+--budget "$budget"} ${minruns:+--min-runs "$minruns"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} ${arena:+--arena "$arena"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
+		"$BIN/ktime" --retime full ${budget:+--budget "$budget"} ${minruns:+--min-runs "$minruns"} ${procs:+--processes "$procs"} ${batch:+--batch "$batch"} ${arena:+--arena "$arena"} >"$tmp/run.json" 2>>"$out/stderr.log"; then
 		fail="run $label: a tool failed: $(tail -n 1 "$out/stderr.log")"
 		break
 	fi

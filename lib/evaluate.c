@@ -28,6 +28,8 @@
 #include "rec.h"
 #include "rng.h"
 #include "task.h"
+#include "sha256.h"
+#include "timecache.h"
 #include "tool.h"
 
 int eval_harness_path(const char *backend, char *buf, size_t n)
@@ -78,14 +80,19 @@ static char cand_compiler[256]; /* the candidate's compiler, for time.env */
  * killed, disk full), of the candidate or of the task's own objects, which
  * the record then says (t16, trusted-role-compile-timeout-blamed-on-candidate). */
 static int compile_role(const struct task *t, const char *backend, const char *role, const char *src,
-			const struct eval_opts *o, char *so, char *e)
+			const struct eval_opts *o, char *so, char sha[65], char *e)
 {
 	struct compile_out co;
 	if (compile_source(t, backend, role, src, &o->copt, &co, e) < 0)
 		return -1;
 	int rc = 0;
-	if (co.ok)
+	if (co.ok) {
+		/* what it was built from (the compile cache's key): a copy
+		 * that differs by a comment is another candidate */
+		const char *h = json_string_value(json_object_get(co.stage, "key"));
 		snprintf(so, PATH_MAX, "%s", co.so);
+		snprintf(sha, 65, "%s", h ? h : "");
+	}
 	if (strcmp(role, "candidate") == 0) {
 		const char *c = json_string_value(json_object_get(co.stage, "compiler"));
 		snprintf(cand_compiler, sizeof cand_compiler, "%s", c ? c : "");
@@ -463,6 +470,244 @@ void eval_finish(void)
 	stage_dir[0] = '\0';
 }
 
+/* One record's stage as the judge is to run it: the objects as the judge
+ * sees them (staged, for a long-lived one); NULL: the task has none. */
+struct run {
+	const struct eval_opts *o;
+	const struct task *t;
+	const char *backend, *harness;
+	int gpu;
+	struct judge *jd;
+	const char *cand, *ref, *base, *seed, *refdev;
+};
+
+/* The device each back end's judge said it ran on last ([0] c, [1] cuda):
+ * an earlier timing made on another is not confirmed here. */
+static char last_device[2][512];
+
+/* Ask the judge for one job of R, the options' fields overlaid by extra
+ * (may be NULL).  Its answer (new; a verdict of the harness's dying where
+ * it said none), or NULL with errbuf where it could not be asked. */
+static json_t *run_job(const struct run *R, const json_t *extra, char *e)
+{
+	const struct eval_opts *o = R->o;
+	int timing = strcmp(o->mode, "time") == 0;
+	char nonce[33];
+	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+	json_t *seeds = json_array();
+	int nseeds = timing ? 2 * (int)json_array_size(task_bench(R->t, R->backend)) : (o->nseeds > 0 ? o->nseeds : 3);
+	for (int i = 0; i < nseeds; i++) {
+		uint64_t s = o->seed ? o->seed + (uint64_t)i : rng_os_seed();
+		json_array_append_new(seeds, json_integer((json_int_t)(s & ((1ULL << 53) - 1))));
+	}
+	json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "mode", o->mode, "task", R->t->name,
+				"tasks_root", task_root(), "backend", R->backend, "candidate", R->cand, "reference",
+				R->ref, "nonce", nonce, "seeds", seeds);
+	if (R->base)
+		json_object_set_new(job, "baseline", json_string(R->base));
+	if (R->seed)
+		json_object_set_new(job, "seed", json_string(R->seed));
+	if (R->refdev)
+		json_object_set_new(job, "reference_dev", json_string(R->refdev));
+	if (cand_compiler[0])
+		json_object_set_new(job, "compiler", json_string(cand_compiler));
+	if (o->sizes)
+		json_object_set_new(job, "sizes", json_string(o->sizes));
+	if (o->budget_s > 0)
+		json_object_set_new(job, "budget_s", json_real(o->budget_s));
+	if (o->processes > 0)
+		json_object_set_new(job, "processes", json_integer(o->processes));
+	if (o->batch_s > 0)
+		json_object_set_new(job, "batch_s", json_real(o->batch_s));
+	if (o->arena_mb > 0)
+		json_object_set_new(job, "arena_mb", json_real(o->arena_mb));
+	if (o->noise > 0)
+		json_object_set_new(job, "noise", json_real(o->noise));
+	if (o->peak_gbps > 0)
+		json_object_set_new(job, "peak_gbps", json_real(o->peak_gbps));
+	if (o->peak_gflops > 0)
+		json_object_set_new(job, "peak_gflops", json_real(o->peak_gflops));
+	if (o->peak_dram_gbps > 0)
+		json_object_set_new(job, "peak_dram_gbps", json_real(o->peak_dram_gbps));
+	if (o->stop_below > 0)
+		json_object_set_new(job, "stop_below", json_real(o->stop_below));
+	if (o->stop_below_sizes)
+		json_object_set(job, "stop_below_sizes", o->stop_below_sizes);
+	if (R->jd && o->anchor_every >= 0 && timing)
+		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
+	if (o->target_rel_sem > 0)
+		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
+	if (o->min_runs > 0)
+		json_object_set_new(job, "min_runs", json_integer(o->min_runs));
+	if (o->max_runs > 0)
+		json_object_set_new(job, "max_runs", json_integer(o->max_runs));
+	/* The judge stops a hung child a little before the tool's own deadline
+	 * kills the whole jail, so the record says which role hung and where. */
+	if (o->timeout_s > 0)
+		json_object_set_new(job, "timeout_s", json_real(o->timeout_s > 2 ? o->timeout_s * 0.95 - 0.5 : o->timeout_s * 0.8));
+	if (extra) {
+		json_object_update(job, (json_t *)extra);
+		if (json_is_true(json_object_get(extra, "confirm"))) { /* a confirmation is never stopped early */
+			json_object_del(job, "stop_below");
+			json_object_del(job, "stop_below_sizes");
+		}
+	}
+	char *jtext = json_dumps(job, JSON_COMPACT);
+	json_decref(job);
+	/* For profiling a run outside the sandbox (bench/ncu-agree.sh): the job
+	 * of the last record, to feed to the harness by hand. */
+	const char *dump = getenv("KSCI_JOB_DUMP");
+	if (dump && *dump) {
+		char de[ERRBUF];
+		if (file_write_atomic(dump, jtext, strlen(jtext), de) < 0)
+			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", o->mode, de);
+	}
+	struct proc_result r;
+	int rc;
+	double waited = 0;
+	int lock = R->gpu ? gpu_lock(&waited) : -1;
+	if (R->jd) {
+		rc = judge_ask(R->jd, o, R->harness, R->gpu, jtext, nonce, &r, e);
+	} else {
+		const char *objs[] = {R->cand, R->ref, R->base, R->seed, R->refdev};
+		char *prog[] = {(char *)R->harness, NULL};
+		char **argv = judge_argv(o, prog, objs, 5, R->gpu);
+		struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = R->gpu ? 0 : o->mem_mb, .capture = 1 << 20,
+					  .no_network = 1};
+		/* No file-size limit on the judge: its arena is a memfd, which the limit
+		 * counts; each child it starts gets its own (lib/judge/kid.h). */
+		rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
+		sbx_argv_free(argv);
+	}
+	free(jtext);
+	if (lock >= 0)
+		close(lock);
+	if (rc < 0) {
+		json_decref(seeds);
+		return NULL;
+	}
+	sbx_result(&o->sbx, &r);
+	json_t *res = r.timed_out ? NULL : find_result(r.out, nonce);
+	if (!res) {
+		char d[128];
+		proc_describe(&r, d, sizeof d);
+		const char *st = r.timed_out ? ST_TIMEOUT : ST_CRASHED;
+		/* The harness's last words say where it was. */
+		const char *tail = r.err_len ? r.err + r.err_len : "";
+		while (tail > r.err && tail[-1] == '\n')
+			tail--;
+		const char *ls = tail;
+		while (ls > r.err && ls[-1] != '\n')
+			ls--;
+		res = json_pack("{s:b, s:s}", "ok", 0, "status", st);
+		json_object_set_new(res, "message", json_sprintf("candidate %s%s%.*s", d, ls < tail ? "; last: " : "",
+								   (int)(tail - ls), ls));
+	}
+	json_object_set_new(res, "seeds", seeds);
+	json_object_set_new(res, "sandbox", json_string(sbx_name(&o->sbx)));
+	if (R->gpu)
+		json_object_set_new(res, "gpu_wait_s", json_real(waited));
+	if (R->jd)
+		json_object_set_new(res, "judge", json_pack("{s:s, s:i, s:i, s:i}", "kind", "long-lived", "pid", R->jd->pid,
+							     "job", (int)R->jd->jobs, "started", (int)R->jd->starts));
+	else
+		json_object_set_new(res, "judge", json_pack("{s:s}", "kind", "fresh"));
+	if (r.err_len)
+		rec_set_log(res, "log", r.err, r.err_len);
+	char dev[512];
+	tcache_device(json_object_get(res, "env"), dev, sizeof dev);
+	if (dev[0])
+		snprintf(last_device[R->gpu], sizeof last_device[R->gpu], "%s", dev);
+	proc_result_free(&r);
+	return res;
+}
+
+/* The key of R's time result in the time cache (lib/timecache.h): every
+ * role's object by its compile-cache key, a hash of what it was built from
+ * (hashes: candidate, reference, device reference, baseline, seed; "-" for
+ * none), the task's definition, the
+ * harness and the options that change what a timing measures.  The device
+ * is not in it: an entry says its own, and is confirmed only on that one. */
+static int time_key(const struct run *R, const char *const hashes[5], char key[65])
+{
+	static char harness_sha[2][65];
+	char e[ERRBUF];
+	if (!harness_sha[R->gpu][0] && cache_file_sha256(R->harness, harness_sha[R->gpu], e) < 0)
+		return -1;
+	for (int i = 0; i < 5; i++)
+		if (!hashes[i][0])
+			return -1;
+	const struct eval_opts *o = R->o;
+	char *def = json_dumps(R->t->json, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!def)
+		return -1;
+	char opts[512];
+	snprintf(opts, sizeof opts, "budget %.17g sem %.17g runs %d..%d processes %d batch %.17g arena %.17g noise %.17g "
+		 "peaks %.17g %.17g %.17g anchor %d judge %s sandbox %s",
+		 o->budget_s, o->target_rel_sem, o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
+		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
+		 sbx_name(&o->sbx));
+	struct sha256 h;
+	sha256_init(&h);
+	const char *parts[] = {"ksci-time-v1", R->backend, R->t->name, def, harness_sha[R->gpu], opts,
+			       hashes[0], hashes[1], hashes[2], hashes[3], hashes[4]};
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+		sha256_update(&h, parts[i], strlen(parts[i]) + 1);
+	sha256_hex(&h, key, 64);
+	free(def);
+	return 0;
+}
+
+/* Batches per role of a confirmation (ktime --retime confirm). */
+#define CONFIRM_RUNS 4
+
+/* A candidate timed before (entry E): time it again at one size with a few
+ * batches; where the speed-up agrees with E's, E's figures with this run's
+ * own fields (log, judge) are the answer; where the confirmation failed
+ * (wrong, crashed, timeout), its verdict is.  NULL: time in full (*note,
+ * new, then says why the confirmation did not serve). */
+static json_t *confirm(const struct run *R, const json_t *E, json_t **note, char *e)
+{
+	char dev[512];
+	tcache_device(json_object_get(E, "env"), dev, sizeof dev);
+	int k = tcache_confirm_size(E, task_bench(R->t, R->backend));
+	if (k < 0 || !tcache_within_bounds(E, R->o->stop_below, R->o->stop_below_sizes) ||
+	    (last_device[R->gpu][0] && strcmp(last_device[R->gpu], dev) != 0))
+		return NULL;
+	json_t *extra = json_pack("{s:i, s:i, s:i, s:b}", "only_size", k, "min_runs", CONFIRM_RUNS, "max_runs",
+				  CONFIRM_RUNS, "confirm", 1);
+	json_t *c = run_job(R, extra, e);
+	json_decref(extra);
+	if (!c) {
+		e[0] = '\0'; /* the full timing asks again, and says what fails */
+		return NULL;
+	}
+	const char *st = json_string_value(json_object_get(c, "status"));
+	if (!st || strcmp(st, "ok") != 0) {
+		if (st && strcmp(st, ST_UNSUPPORTED) == 0) {
+			json_decref(c);
+			return NULL;
+		}
+		*note = json_pack("{s:s, s:s, s:b, s:s}", "mode", "confirm", "stored_at",
+				  json_string_value(json_object_get(E, "stored_at")) ? json_string_value(json_object_get(E, "stored_at")) : "?",
+				  "agreed", 0, "why", "the confirmation's own verdict");
+		return c;
+	}
+	if (!tcache_agree(E, c, R->o->confirm_pct, note)) {
+		json_decref(c);
+		return NULL;
+	}
+	json_t *r = json_deep_copy(E);
+	static const char *const own[] = {"log", "judge", "gpu_wait_s", "candidate_child", "sandbox", NULL};
+	for (int i = 0; own[i]; i++)
+		if (json_object_get(c, own[i]))
+			json_object_set(r, own[i], json_object_get(c, own[i]));
+	json_object_set(*note, "seeds", json_object_get(c, "seeds"));
+	json_object_del(r, "stored_at");
+	json_decref(c);
+	return r;
+}
+
 int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 {
 	static char m[ERRBUF + 64];
@@ -511,11 +756,12 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	char rrole[64];
 	snprintf(rrole, sizeof rrole, "reference_%s", backend);
 	int have_refdev = strcmp(backend, "c") != 0 && json_object_get(t->json, rrole);
-	int cr = compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, e);
+	char h_cand[65] = "", h_ref[65] = "", h_refdev[65] = "-", h_base[65] = "-", h_seed[65] = "-";
+	int cr = compile_role(t, backend, "candidate", rec_str(rec, "source"), o, cand, h_cand, e);
 	if (cr == 0)
-		cr = compile_role(t, backend, "reference", NULL, o, ref, e);
+		cr = compile_role(t, backend, "reference", NULL, o, ref, h_ref, e);
 	if (cr == 0 && have_refdev)
-		cr = compile_role(t, backend, rrole, NULL, o, refdev, e);
+		cr = compile_role(t, backend, rrole, NULL, o, refdev, h_refdev, e);
 	if (cr < 0) {
 		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
 		if (cr == -2)
@@ -527,20 +773,12 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	int timing = strcmp(o->mode, "time") == 0;
 	int have_base = 0, have_seed = 0;
 	if (timing) {
-		if (compile_role(t, backend, "baseline", NULL, o, base, e) == 0)
+		if (compile_role(t, backend, "baseline", NULL, o, base, h_base, e) == 0)
 			have_base = 1;
 		else
 			fprintf(stderr, "%s: task %s: %s; timing without a baseline\n", "ktime", t->name, e);
-		if (compile_role(t, backend, "seed", NULL, o, seedso, e) == 0)
+		if (compile_role(t, backend, "seed", NULL, o, seedso, h_seed, e) == 0)
 			have_seed = 1;
-	}
-	char nonce[33];
-	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
-	json_t *seeds = json_array();
-	int nseeds = timing ? 2 * (int)json_array_size(task_bench(t, backend)) : (o->nseeds > 0 ? o->nseeds : 3);
-	for (int i = 0; i < nseeds; i++) {
-		uint64_t s = o->seed ? o->seed + (uint64_t)i : rng_os_seed();
-		json_array_append_new(seeds, json_integer((json_int_t)(s & ((1ULL << 53) - 1))));
 	}
 	int gpu = strcmp(backend, "c") != 0;
 	struct judge *jd = o->fresh_judge ? NULL : &judges[gpu];
@@ -548,134 +786,48 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	char s_cand[PATH_MAX], s_ref[PATH_MAX], s_base[PATH_MAX], s_seed[PATH_MAX], s_refdev[PATH_MAX];
 	if (jd && (stage(cand, s_cand, e) < 0 || stage(ref, s_ref, e) < 0 || (have_base && stage(base, s_base, e) < 0) ||
 		   (have_seed && stage(seedso, s_seed, e) < 0) || (have_refdev && stage(refdev, s_refdev, e) < 0))) {
-		json_decref(seeds);
 		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
 		snprintf(m, sizeof m, "%s", e);
 		*msg = m;
 		return 1;
 	}
-	json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "mode", o->mode, "task", t->name,
-				"tasks_root", task_root(), "backend", backend, "candidate", jd ? s_cand : cand,
-				"reference", jd ? s_ref : ref, "nonce", nonce, "seeds", seeds);
-	if (have_base)
-		json_object_set_new(job, "baseline", json_string(jd ? s_base : base));
-	if (have_seed)
-		json_object_set_new(job, "seed", json_string(jd ? s_seed : seedso));
-	if (have_refdev)
-		json_object_set_new(job, "reference_dev", json_string(jd ? s_refdev : refdev));
-	if (cand_compiler[0])
-		json_object_set_new(job, "compiler", json_string(cand_compiler));
-	if (o->sizes)
-		json_object_set_new(job, "sizes", json_string(o->sizes));
-	if (o->budget_s > 0)
-		json_object_set_new(job, "budget_s", json_real(o->budget_s));
-	if (o->processes > 0)
-		json_object_set_new(job, "processes", json_integer(o->processes));
-	if (o->batch_s > 0)
-		json_object_set_new(job, "batch_s", json_real(o->batch_s));
-	if (o->arena_mb > 0)
-		json_object_set_new(job, "arena_mb", json_real(o->arena_mb));
-	if (o->noise > 0)
-		json_object_set_new(job, "noise", json_real(o->noise));
-	if (o->peak_gbps > 0)
-		json_object_set_new(job, "peak_gbps", json_real(o->peak_gbps));
-	if (o->peak_gflops > 0)
-		json_object_set_new(job, "peak_gflops", json_real(o->peak_gflops));
-	if (o->peak_dram_gbps > 0)
-		json_object_set_new(job, "peak_dram_gbps", json_real(o->peak_dram_gbps));
-	if (o->stop_below > 0)
-		json_object_set_new(job, "stop_below", json_real(o->stop_below));
-	if (o->stop_below_sizes)
-		json_object_set(job, "stop_below_sizes", o->stop_below_sizes);
-	if (jd && o->anchor_every >= 0 && strcmp(o->mode, "time") == 0)
-		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
-	if (o->target_rel_sem > 0)
-		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
-	if (o->min_runs > 0)
-		json_object_set_new(job, "min_runs", json_integer(o->min_runs));
-	if (o->max_runs > 0)
-		json_object_set_new(job, "max_runs", json_integer(o->max_runs));
-	/* The judge stops a hung child a little before the tool's own deadline
-	 * kills the whole jail, so the record says which role hung and where. */
-	if (o->timeout_s > 0)
-		json_object_set_new(job, "timeout_s", json_real(o->timeout_s > 2 ? o->timeout_s * 0.95 - 0.5 : o->timeout_s * 0.8));
-	char *jtext = json_dumps(job, JSON_COMPACT);
-	json_decref(job);
-	/* For profiling a run outside the sandbox (bench/ncu-agree.sh): the job
-	 * of the last record, to feed to the harness by hand. */
-	const char *dump = getenv("KSCI_JOB_DUMP");
-	if (dump && *dump) {
-		char de[ERRBUF];
-		if (file_write_atomic(dump, jtext, strlen(jtext), de) < 0)
-			fprintf(stderr, "%s: KSCI_JOB_DUMP: %s\n", stage_name, de);
+	struct run R = {o, t, backend, harness, gpu, jd, jd ? s_cand : cand, jd ? s_ref : ref,
+			have_base ? (jd ? s_base : base) : NULL, have_seed ? (jd ? s_seed : seedso) : NULL,
+			have_refdev ? (jd ? s_refdev : refdev) : NULL};
+	json_t *res = NULL, *note = NULL;
+	char key[65] = "";
+	int served = 0; /* res is an earlier timing, confirmed, or the confirmation's verdict */
+	if (timing && (o->retime > 0 || (o->retime < 0 && !o->force))) {
+		const char *const hashes[] = {h_cand, h_ref, h_refdev, h_base, h_seed};
+		json_t *E = time_key(&R, hashes, key) == 0 ? tcache_load(key, e) : NULL;
+		if (!E && e[0])
+			fprintf(stderr, "ktime: %s\n", e);
+		res = E ? confirm(&R, E, &note, e) : NULL;
+		served = res != NULL;
+		json_decref(E);
 	}
-	struct proc_result r;
-	int rc;
-	double waited = 0;
-	int lock = gpu ? gpu_lock(&waited) : -1;
-	if (jd) {
-		rc = judge_ask(jd, o, harness, gpu, jtext, nonce, &r, e);
-		free(jtext);
-		/* The candidate's object leaves the stage with its job (a task's
-		 * stays for the next). */
-		if (strcmp(s_cand, s_ref) != 0 && (!have_base || strcmp(s_cand, s_base) != 0) &&
-		    (!have_seed || strcmp(s_cand, s_seed) != 0))
-			unlink(s_cand);
-		goto answered;
-	}
-	const char *objs[] = {cand, ref, have_base ? base : NULL, have_seed ? seedso : NULL, have_refdev ? refdev : NULL};
-	char *prog[] = {harness, NULL};
-	char **argv = judge_argv(o, prog, objs, 5, gpu);
-	struct proc_limits lim = {.wall_s = o->timeout_s, .mem_mb = gpu ? 0 : o->mem_mb, .capture = 1 << 20,
-				  .no_network = 1};
-	/* No file-size limit on the judge: its arena is a memfd, which the limit
-	 * counts; each child it starts gets its own (lib/judge/kid.h). */
-	rc = argv ? proc_run(argv, "/tmp", jtext, strlen(jtext), &lim, &r, e) : errf(e, "out of memory");
-	sbx_argv_free(argv);
-	free(jtext);
-answered:
-	if (lock >= 0)
-		close(lock);
-	if (rc < 0) {
-		json_decref(seeds);
-		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
-		snprintf(m, sizeof m, "%s", e);
-		*msg = m;
-		return 1;
-	}
-	sbx_result(&o->sbx, &r);
-	json_t *res = r.timed_out ? NULL : find_result(r.out, nonce);
+	if (!res)
+		res = run_job(&R, NULL, e);
+	/* The candidate's object leaves the stage with its job (a task's stays
+	 * for the next). */
+	if (jd && strcmp(s_cand, s_ref) != 0 && (!have_base || strcmp(s_cand, s_base) != 0) &&
+	    (!have_seed || strcmp(s_cand, s_seed) != 0))
+		unlink(s_cand);
 	if (!res) {
-		char d[128];
-		proc_describe(&r, d, sizeof d);
-		const char *st = r.timed_out ? ST_TIMEOUT : ST_CRASHED;
-		/* The harness's last words say where it was. */
-		const char *tail = r.err_len ? r.err + r.err_len : "";
-		while (tail > r.err && tail[-1] == '\n')
-			tail--;
-		const char *ls = tail;
-		while (ls > r.err && ls[-1] != '\n')
-			ls--;
-		res = json_pack("{s:b, s:s}", "ok", 0, "status", st);
-		json_object_set_new(res, "message", json_sprintf("candidate %s%s%.*s", d, ls < tail ? "; last: " : "",
-								   (int)(tail - ls), ls));
+		json_decref(note);
+		rec_fail(rec, stage_name, "error", ST_CRASHED, e);
+		snprintf(m, sizeof m, "%s", e);
+		*msg = m;
+		return 1;
 	}
+	if (key[0] && !served && tcache_keepable(res) && tcache_store(key, res, e) < 0)
+		fprintf(stderr, "ktime: %s (not kept)\n", e);
+	if (note)
+		json_object_set_new(res, "retime", note);
 	json_object_set_new(res, "seconds", json_real(proc_now() - t0));
-	json_object_set_new(res, "seeds", seeds);
-	json_object_set_new(res, "sandbox", json_string(sbx_name(&o->sbx)));
-	if (gpu)
-		json_object_set_new(res, "gpu_wait_s", json_real(waited));
-	if (jd)
-		json_object_set_new(res, "judge", json_pack("{s:s, s:i, s:i, s:i}", "kind", "long-lived", "pid", jd->pid,
-							     "job", (int)jd->jobs, "started", (int)jd->starts));
-	else
-		json_object_set_new(res, "judge", json_pack("{s:s}", "kind", "fresh"));
-	if (r.err_len)
-		rec_set_log(res, "log", r.err, r.err_len);
 	const char *st = json_string_value(json_object_get(res, "status"));
 	rec_set_status(rec, top_status(o->mode, st ? st : ST_CRASHED));
 	json_object_set_new(rec, stage_name, res);
-	proc_result_free(&r);
 	return 0;
 }
 

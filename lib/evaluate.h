@@ -37,6 +37,8 @@ struct eval_opts {
 	json_t *stop_below_sizes; /* time: per size label (task_size_str), that size's own bound; NULL: none (owned) */
 	int anchor_every;     /* time, long-lived judge: baseline and seed timed again after this many candidates (0: with every one; -1: the back end's default, 8 on a GPU, 0 on the CPU) */
 	int force;            /* redo records already past this stage */
+	int retime;           /* time: a candidate timed before (lib/timecache.h): 1 confirmed at one size, 0 timed in full, -1 confirmed unless force */
+	double confirm_pct;   /* time: how far (per cent) a confirmation's speed-up may be from the earlier one's */
 	int unsafe_no_sandbox; /* run candidates without bubblewrap (the user said so) */
 	int fresh_judge;      /* a new judge process for every record (default: one long-lived judge per back end) */
 	struct compile_opts copt;

@@ -1612,7 +1612,8 @@ static json_t *time_all(struct job *J, char *e)
 				an = NULL, why = "device state changed";
 				r = time_size(J, W, nw, size, s2, e, &fail_res, NULL);
 			}
-			if (r && !an && anchoring) {
+			/* A confirmation (ktime --retime) times a few batches: never an anchor. */
+			if (r && !an && anchoring && !json_is_true(json_object_get(j, "confirm"))) {
 				anchor_store(key, r, (uint32_t)json_integer_value(json_object_get(r, "batch_calls")), nw);
 				json_object_set_new(r, "anchor", json_pack("{s:b, s:s}", "cached", 0, "why", why));
 			}

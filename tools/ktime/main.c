@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opt.h"
 #include "evaluate.h"
@@ -15,7 +16,8 @@ int main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 0,
-			     .target_rel_sem = 0.001, .min_runs = 0, .max_runs = 10000, .anchor_every = -1};
+			     .target_rel_sem = 0.001, .min_runs = 0, .max_runs = 10000, .anchor_every = -1,
+			     .retime = -1, .confirm_pct = 2};
 	static const struct option lo[] = {
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
@@ -25,7 +27,8 @@ int main(int argc, char **argv)
 		{"best-sizes", required_argument, 0, 'Y'},
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
-		{"peak-dram-gbps", required_argument, 0, 'W'}, {0, 0, 0, 0}};
+		{"peak-dram-gbps", required_argument, 0, 'W'}, {"retime", required_argument, 0, 'E'},
+		{"confirm-within", required_argument, 0, 'C'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	double slower = 0, best = 1;
@@ -56,6 +59,13 @@ int main(int argc, char **argv)
 			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'Y': best_sizes = optarg; break;
+			case 'E':
+				if (strcmp(optarg, "confirm") == 0 || strcmp(optarg, "full") == 0)
+					o.retime = strcmp(optarg, "confirm") == 0;
+				else
+					rc = -1, snprintf(e, sizeof e, "--retime: \"%s\": confirm or full", optarg);
+				break;
+			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'R': rc = opt_double("--arena", optarg, 0, 65536, &o.arena_mb, e); break;
 			case 'Z': rc = opt_double("--noise", optarg, 1e-6, 1, &o.noise, e); break;
