@@ -138,7 +138,7 @@ for task in "$@"; do
 	for pass in $passes; do
 		t0=$(date +%s.%N)
 		kcompile -j "$jobs" <"$tmp/kids.nd" 2>"$out/$task-$pass.err" | kverify $fresh 2>>"$out/$task-$pass.err" |
-			ktime $fresh $([ "$pass" = new ] && echo --retime full) ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-$pass.nd" 2>>"$out/$task-$pass.err"
+			ktime $fresh --retime "$([ "$pass" = new ] && echo full || echo confirm)" ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-$pass.nd" 2>>"$out/$task-$pass.err"
 		t1=$(date +%s.%N)
 		summary "$out/$task-$pass.nd" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" "$task $pass${fresh:+ ($fresh)}"
 	done

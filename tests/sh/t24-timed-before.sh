@@ -12,6 +12,7 @@
 # entry edited by hand is not served (said on stderr); implausible figures
 # are never kept; earlier figures below --stop-slower's bound are not served
 # (the full timing says slow).
+# shellcheck disable=SC2016 # $task, $r: jq's variables
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
 cd "$T" || exit 1
