@@ -61,7 +61,9 @@ summary() {
 	jq -s -r 'def med: sort | if length == 0 then null else .[(length / 2 | floor)] end;
 		def r2: . * 100 | round / 100;
 		(.[1:]) as $w |
-		"  per record (median of records 2..\(length)): compile \([$w[] | .compile.seconds // 0] | med | r2) s, verify \([$w[] | .verify.seconds // 0] | med | r2) s, time \([$w[] | .time.seconds // 0] | med | r2) s, all three \([$w[] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)] | med | r2) s; first record \(.[0] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0) | r2) s; judges started: verify \([.[] | .verify.judge.started // 0] | max), time \([.[] | .time.judge.started // 0] | max)"' "$1"
+		"  per record (median of records 2..\(length)): compile \([$w[] | .compile.seconds // 0] | med | r2) s, verify \([$w[] | .verify.seconds // 0] | med | r2) s, time \([$w[] | .time.seconds // 0] | med | r2) s, all three \([$w[] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)] | med | r2) s; first record \(.[0] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0) | r2) s; judges started: verify \([.[] | .verify.judge.started // 0] | max), time \([.[] | .time.judge.started // 0] | max)",
+		([.[] | .time.retime // empty] | select(length > 0) |
+			"  timed before (ktime --retime confirm): \(map(select(.agreed)) | length) of \(length) confirmed; |diff| median \([.[] | .diff_pct // empty] | med | r2) %, max \([.[] | .diff_pct // empty] | max | r2) %")' "$1"
 }
 
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
@@ -95,7 +97,7 @@ latency() {
 			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
-	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))"' "$lf" | head -n $((2 * lat))
+	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) %" else "" end)"' "$lf" | head -n $((2 * lat))
 	# Where the last cached record's time stage went, by the judge's own clock.
 	echo "  the last record's judge log (time):"
 	jq -s -r '.[-1].time.log // "(none)"' "$lf" | grep -E 'ready|single calls done|first guess|warmed up|timed:' | sed 's/^/    /'

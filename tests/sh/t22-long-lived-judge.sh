@@ -180,8 +180,10 @@ expect_eq "ktime's default on the c back end: no anchors (baseline and seed with
 	"$(jq -r '.time.sizes[0].anchor' t.nd | xargs)"
 
 # --- anchors: baseline and seed timed once per N candidates ------------------
+# (the third and fourth are copies of the first two: timed in full, not
+# confirmed, t24-timed-before)
 for i in 1 2 3 4; do jq -c --arg i "$i" '.id += $i' vv.nd; done | head -n 4 >v4.nd
-ktime --budget 0.05 --min-runs 2 --anchor-every 2 <v4.nd >a.nd 2>a.err
+ktime --budget 0.05 --min-runs 2 --anchor-every 2 --retime full <v4.nd >a.nd 2>a.err
 expect_eq "anchors: all four timed" "timed timed timed timed" "$(jq -r .status a.nd | xargs)"
 expect_eq "anchors: measured, used twice, measured again (every size)" "false true true false" \
 	"$(jq -r '[.time.sizes[].anchor.cached] | unique | if length == 1 then .[0] else "mixed" end' a.nd | xargs)"
