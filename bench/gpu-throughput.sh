@@ -71,6 +71,7 @@ summary() {
 latency() {
 	local lf=$out/$1-latency.nd line t0 t1 i rec pass
 	coproc LAT { kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}"; } 2>"$out/$1-latency.err"
+	local lat_job=$LAT_PID # unset by bash once the coprocess ends
 	: >"$lf"
 	: >"$tmp/lat.tsv"
 	for i in $(seq 0 $((2 * lat))); do
@@ -90,14 +91,16 @@ latency() {
 	done
 	local fd=${LAT[1]}
 	exec {fd}>&-
-	wait "$LAT_PID" 2>/dev/null
+	wait "$lat_job" 2>/dev/null
 	for p in new cached; do
 		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$tmp/lat.tsv" | sort -n | awk -v p="$p" -v t="$1" \
 			-v st="$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)" '{ v[++n] = $1 }
 			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
-	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) %" else "" end)"' "$lf" | head -n $((2 * lat))
+	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
+	echo "  where the cached records' time went (judge log, seconds from the job's start):"
+	jq -r 'select(.id | startswith("lat-cached")) | "    \(.id): \([.time.log // "" | split("\n")[] | select(test("children ready|single calls done|warmed up|timed:")) | capture("\\[(?<t>[0-9.]+) s\\] (?<w>[a-z]+)") | "\(.w) \(.t)"] | join(", "))"' "$lf"
 	# Where the last cached record's time stage went, by the judge's own clock.
 	echo "  the last record's judge log (time):"
 	jq -s -r '.[-1].time.log // "(none)"' "$lf" | grep -E 'ready|single calls done|first guess|warmed up|timed:' | sed 's/^/    /'

@@ -578,8 +578,26 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	}
 	json_object_del(st, CACHE_SEAL);
 	if (rename(tmp, dir) != 0) {
-		/* Another slot finished the same key first (or a forced rebuild):
-		 * use the entry in place if it loads, else replace it. */
+		/* Another slot finished the same key first: its entry is used in
+		 * place where it loads — another tool may be loading it this
+		 * moment (kverify got it from kcompile -j's first copy of a
+		 * source while the second copy's compile replaced it: "out.so: No
+		 * such file or directory", t18
+		 * same-key-compiled-at-once-entry-replaced-under-reader).  One that
+		 * does not load, or a forced rebuild, is replaced. */
+		struct compile_out there = {0};
+		if (!o->no_cache && load_entry(dir, key, &there) > 0) {
+			rm_rf(tmp);
+			tmp[0] = '\0';
+			json_decref(st);
+			*out = there;
+			json_object_set_new(out->stage, "cached", json_true());
+			json_object_set(out->stage, "compile_seconds", json_object_get(out->stage, "seconds"));
+			json_object_set_new(out->stage, "seconds", json_real(proc_now() - t0));
+			json_object_set_new(out->stage, "artifact", json_string(out->ok ? out->so : ""));
+			rc = 0;
+			goto done;
+		}
 		rm_rf(dir);
 		if (rename(tmp, dir) != 0) {
 			errf(e, "rename %s: %s", dir, strerror(errno));

@@ -674,9 +674,14 @@ static json_t *confirm(const struct run *R, const json_t *E, json_t **note, char
 	if (k < 0 || !tcache_within_bounds(E, R->o->stop_below, R->o->stop_below_sizes) ||
 	    (last_device[R->gpu][0] && strcmp(last_device[R->gpu], dev) != 0))
 		return NULL;
-	json_t *extra = json_pack("{s:i, s:i, s:i, s:b}", "only_size", k, "min_runs", CONFIRM_RUNS, "max_runs",
-				  CONFIRM_RUNS, "confirm", 1);
-	json_t *c = run_job(R, extra, e);
+	/* The candidate beside the seed alone (the baseline only where there is
+	 * no seed: what is compared), no anchors. */
+	json_t *extra = json_pack("{s:i, s:i, s:i, s:b, s:i}", "only_size", k, "min_runs", CONFIRM_RUNS, "max_runs",
+				  CONFIRM_RUNS, "confirm", 1, "anchor_every", 0);
+	struct run C = *R;
+	if (C.seed)
+		C.base = NULL;
+	json_t *c = run_job(&C, extra, e);
 	json_decref(extra);
 	if (!c) {
 		e[0] = '\0'; /* the full timing asks again, and says what fails */
@@ -797,9 +802,12 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	json_t *res = NULL, *note = NULL;
 	char key[65] = "";
 	int served = 0; /* res is an earlier timing, confirmed, or the confirmation's verdict */
-	if (timing && (o->retime > 0 || (o->retime < 0 && !o->force))) {
-		const char *const hashes[] = {h_cand, h_ref, h_refdev, h_base, h_seed};
-		json_t *E = time_key(&R, hashes, key) == 0 ? tcache_load(key, e) : NULL;
+	const char *const hashes[] = {h_cand, h_ref, h_refdev, h_base, h_seed};
+	if (timing && time_key(&R, hashes, key) < 0)
+		key[0] = '\0'; /* not kept */
+	/* A full timing is kept whatever --retime says; only confirm looks. */
+	if (key[0] && (o->retime > 0 || (o->retime < 0 && !o->force))) {
+		json_t *E = tcache_load(key, e);
 		if (!E && e[0])
 			fprintf(stderr, "ktime: %s\n", e);
 		res = E ? confirm(&R, E, &note, e) : NULL;

@@ -30,5 +30,9 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
  * baseline's, seed's and calibration children between them (harness.c,
  * struct keep); off: each job makes and ends its own. */
 void harness_keep(int on);
+/* After a job's answer is written and flushed: start the spare candidate
+ * child the next job will load its candidate into, where the job asked for
+ * one (harness.c), so that its start is not part of this job's time. */
+void harness_after_job(void);
 
 #endif

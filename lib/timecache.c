@@ -164,6 +164,16 @@ int tcache_agree(const json_t *entry, const json_t *conf, double tol, json_t **n
 		json_object_set_new(*note, "now", json_real(b));
 	if (isfinite(d))
 		json_object_set_new(*note, "diff_pct", json_real(d));
+	/* which of the two moved, where they disagree */
+	static const char *const roles[] = {"candidate", "seed", "baseline"};
+	for (int r = 0; r < 3; r++) {
+		double t = then ? num(json_object_get(then, roles[r]), "median_us") : 0;
+		double w = now ? num(json_object_get(now, roles[r]), "median_us") : 0;
+		if (t > 0 && w > 0)
+			json_object_set_new(*note, roles[r], json_pack("{s:f, s:f}", "then_us", t, "now_us", w));
+	}
+	if (now)
+		json_object_set(*note, "batches", json_object_get(json_object_get(now, "candidate"), "n"));
 	json_object_set_new(*note, "agreed", json_boolean(ok));
 	if (!ok)
 		json_object_set_new(*note, "why",

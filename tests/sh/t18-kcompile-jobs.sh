@@ -6,7 +6,9 @@
 # marked, not lost (compile-process-killed-record-lost); the compiler runs
 # niced (compiles-starve-the-judge); the workers' warnings never run into
 # each other (warnings-of-workers-interleave); a record is written when it is
-# compiled, not when the next input line comes (streamed one at a time).
+# compiled, not when the next input line comes (streamed one at a time);
+# copies of one source compiled at once leave the first one's cache entry
+# in place (same-key-compiled-at-once-entry-replaced-under-reader).
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
@@ -104,6 +106,7 @@ expect_eq "every warning is whole and names its own record's fault" "" "$(awk '
 # ever.  The read's 300 s limit is only there to end the test on the old
 # code (which never answers); a compile takes about a second.
 coproc KC { kcompile -j 4 2>stream.err; }
+kc_job=$KC_PID # bash unsets KC_PID once the coprocess has ended, which may be before the wait below
 got=""
 for i in 1 2 3; do
 	gen "s$i" "// s$i" >&"${KC[1]}"
@@ -113,7 +116,24 @@ for i in 1 2 3; do
 done
 kc_in=${KC[1]}
 exec {kc_in}>&-
-wait "$KC_PID"
+wait "$kc_job" 2>/dev/null
 expect_eq "-j 4 fed one record at a time: each written before the next is sent" \
 	" rs1:compiled rs2:compiled rs3:compiled" "$got"
+
+# same-key-compiled-at-once-entry-replaced-under-reader: four copies of one
+# source compile at once; the first to finish keeps the cache entry and the
+# others use it, so the object the first record names (which kverify may be
+# loading while the others finish) is never replaced under it.  (Where the
+# copies happen not to overlap there is nothing to replace, and this passes.)
+for i in 1 2 3 4; do gen "s$i" "// the same"; done >same.nd
+kcompile -j 4 <same.nd 2>same.err | {
+	IFS= read -r l1
+	stat -c %i "$(jq -r .compile.artifact <<<"$l1")" >ino1 2>&1
+	printf '%s\n' "$l1"
+	cat
+} >same.out
+expect_eq "four copies: all compiled" "compiled compiled compiled compiled" "$(jq -r .status same.out | xargs)"
+expect_eq "one object for all four" 1 "$(jq -r .compile.artifact same.out | sort -u | wc -l)"
+expect_eq "the first record's object is the one it named when it was written" "$(cat ino1)" \
+	"$(stat -c %i "$(jq -r .compile.artifact same.out | head -n 1)" 2>&1)"
 done_testing

@@ -32,7 +32,7 @@ head -n 2 v.nd | kt --confirm-within 1e9 >t1.nd 2>t1.err
 expect_eq "ktime: exit 0" 0 $?
 expect_eq "both timed" "timed timed" "$(jq -r .status t1.nd | xargs)"
 expect_eq "timed-before-confirmed: the first timed in full, the second confirmed" "null true" \
-	"$(jq -r .time.retime.agreed t1.nd | xargs)"
+	"$(jq -r '.time.retime | if . then "\(.agreed)\(.why // "" | if . != "" then " (" + . + ")" else "" end)" else "null" end' t1.nd | xargs)"
 ok "the second carries the first's figures" jq -se '.[0].time.sizes == .[1].time.sizes and
 	.[0].time.speedup_vs_seed == .[1].time.speedup_vs_seed' t1.nd
 ok "and says what it compared, at one of the benchmark sizes" jq -se --slurpfile task "$ROOT/data/tasks/rowsum/task.json" \

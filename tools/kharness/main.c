@@ -94,6 +94,7 @@ static int serve(void)
 			break;
 		fprintf(stderr, "KSCI-LOG-END %s\n", nonce);
 		fflush(stderr);
+		harness_after_job();
 		if (!rec_judge_goes_on(st))
 			break;
 	}
