@@ -39,7 +39,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1785,8 +1784,6 @@ static struct keep {
 	struct kid_opts spare_ko[NSPARE];    /* what with (its lib: JCTL_LATER) */
 	int spare_want;                      /* refill after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
-	struct kid reap[2 * KID_REPLICAS];   /* this job's candidate children, killed, reaped after the answer */
-	int nreap;
 } K = {.arena_fd = -1};
 
 static void spare_drop(int i)
@@ -1824,11 +1821,6 @@ void harness_after_job(void)
 	if (K.spare_want)
 		spare_start(&K.spare_want_ko);
 	K.spare_want = 0;
-	/* The job's candidate children were killed before its answer; their
-	 * exit (a device context torn down) is waited for here, after it. */
-	for (int i = 0; i < K.nreap; i++)
-		kid_end(&K.reap[i]);
-	K.nreap = 0;
 }
 
 /* The oldest spare as this job's candidate child, where it was started as
@@ -1920,22 +1912,16 @@ static int keep_take(struct job *J, int w, const char *lib, int procs)
 /* After the job: keep what may be kept (ok: the job ended well), end the rest. */
 static void keep_put(struct job *J, int ok)
 {
+	/* The candidate's children end here, before the answer: their device
+	 * contexts torn down after it, outside the tool's GPU lock, disturbed
+	 * the other stage's timing (on an H100 a cached softmax candidate's
+	 * confirmation disagreed with its earlier timing 18 times in 24 where
+	 * the stages ran side by side, against 0 in 24 with this order;
+	 * docs/gpu.md). */
 	for (int w = 0; w < NKIDS; w++)
-		for (int r = 0; r < J->nrep[w]; r++) {
-			struct kid *k = &J->kid[w][r];
-			if (K.on && ok && w != K_CAND && J->have[w] && !k->dead)
-				continue;
-			/* A candidate's child of a judge that goes on: killed now,
-			 * waited for after the answer (harness_after_job). */
-			if (K.on && w == K_CAND && k->c && !k->dead && k->pid > 0 &&
-			    K.nreap < (int)(sizeof K.reap / sizeof *K.reap)) {
-				kill(k->pid, SIGKILL);
-				K.reap[K.nreap++] = *k;
-				k->c = NULL; /* the reap list owns it now */
-				continue;
-			}
-			kid_end(k);
-		}
+		for (int r = 0; r < J->nrep[w]; r++)
+			if (!(K.on && ok && w != K_CAND && J->have[w] && !J->kid[w][r].dead))
+				kid_end(&J->kid[w][r]);
 	for (int w = K_BASE; w < NKIDS; w++) {
 		if (!(K.on && ok && J->have[w]))
 			continue;
