@@ -1763,7 +1763,7 @@ static json_t *time_all(struct job *J, char *e)
  * is used once: still one fresh process per candidate.
  */
 #define KEEP_USES 32
-#define NSPARE 2
+#define NSPARE 1
 static struct keep {
 	int on;
 	int arena_fd;
@@ -1773,11 +1773,14 @@ static struct keep {
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int n[NKIDS], uses[NKIDS];
 	char lib[NKIDS][4096];
-	/* Spares: candidate children without a library yet (above), two, so
-	 * that the one a job takes was started a job earlier and is ready
-	 * (one, started after the answer, was still making its context when
-	 * the next ktime job of a candidate sent one at a time came: 0.09 to
-	 * 0.23 s of a 0.5 s job, docs/gpu.md). */
+	/* Spares: candidate children without a library yet (above).  One: with
+	 * two, the one a job took was ready, but the other, started after the
+	 * last answer, made its device context while the job timed, and on an
+	 * H100 the seed's median in a confirmation of a cached candidate came
+	 * out 4 to 18 % slower than in its earlier timing (7 of 8 matmul
+	 * confirmations disagreed; docs/gpu.md).  Waiting for the one spare to
+	 * be ready (0.09 to 0.23 s of such a job) keeps its start out of the
+	 * timing. */
 	struct kid spare[NSPARE];
 	int spare_on[NSPARE];
 	double spare_at[NSPARE];             /* when it was started */
