@@ -224,6 +224,15 @@ void llm_cache_key(const struct llm_config *c, const char *system, const char *p
 {
 	json_t *k = json_pack("{s:s, s:s, s:s, s:o}", "model", c->model ? c->model : "", "system", system ? system : "",
 			      "prompt", prompt, "params", params_json(c));
+	/* Who answers: the same model name at another provider or endpoint is
+	 * another model (t35 once took the openai run's cached answer for the
+	 * anthropic run's identical prompt: answer-cache-shared-across-providers). */
+	const char *p = c->provider ? c->provider : "";
+	const char *where = strcmp(p, "cmd") == 0 ? c->command
+			    : strcmp(p, "openai") == 0 || strcmp(p, "anthropic") == 0 ? c->base_url : NULL;
+	json_object_set_new(k, "provider", json_string(p));
+	if (where)
+		json_object_set_new(k, "endpoint", json_string(where));
 	if (c->sample)
 		json_object_set_new(k, "sample", json_string(c->sample));
 	json_to_key(k, out);

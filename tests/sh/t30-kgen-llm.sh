@@ -186,6 +186,14 @@ expect_eq "cmd provider failing: gen_error cmd_failed" "gen_error cmd_failed" \
 expect_eq "cmd provider hanging: gen_error timeout" "gen_error timeout" \
 	"$(kgen --provider cmd --cmd 'sleep 5' --timeout 0.5 --cache "$T/c-cmd3" <"$T/req.nd" | jq -r '"\(.status) \(.gen.status)"')"
 rm -f "$T/tr1.gz"
+# answer-cache-shared-across-providers: the same model name and prompt at two
+# providers, one cache: the second asks its own (t35 once found the openai
+# run's answer, and its transcript, in the anthropic run's child).
+kgen --provider openai --model ok --cache "$T/c-xp" --transcript "$T/xp-o.gz" <"$T/req.nd" >"$T/xp-o.nd" 2>/dev/null
+kgen --provider anthropic --model ok --cache "$T/c-xp" --transcript "$T/xp-a.gz" <"$T/req.nd" >"$T/xp-a.nd" 2>/dev/null
+expect_eq "answer-cache-shared-across-providers: the second provider's calls are not cached" "false" \
+	"$(jq -r '.origin.calls[].cached' "$T/xp-a.nd" | sort -u | xargs)"
+ok "and its child points at its own transcript" jq -e '.origin.exchange.file | test("xp-a.gz")' "$T/xp-a.nd"
 kgen --provider openai --model ok --cache "$T/c-r1" --transcript "$T/tr1.gz" <"$T/req.nd" >"$T/orig.nd"
 before=$(nreq)
 kgen --provider replay --replay "$T/tr1.gz" --model ok --cache "$T/c-r2" <"$T/req.nd" >"$T/rep.nd"

@@ -62,6 +62,14 @@ int main(void)
 	c.model = "m";
 	llm_cache_key(&c, "sy", "sprompt", k4);
 	T_OK(strcmp(k1, k4) != 0, "cache key separates system from prompt");
+	c.provider = "anthropic";
+	llm_cache_key(&c, "sys", "prompt", k4);
+	T_OK(strcmp(k1, k4) != 0, "answer-cache-shared-across-providers: the key sees the provider");
+	c.provider = "openai";
+	c.base_url = "http://127.0.0.1:1/v1";
+	llm_cache_key(&c, "sys", "prompt", k4);
+	T_OK(strcmp(k1, k4) != 0, "the key sees the endpoint");
+	c.base_url = NULL;
 
 	/* cmd provider + transcript round trip, no network. */
 	char dir[] = "/tmp/t_llm.XXXXXX";
