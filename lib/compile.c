@@ -226,6 +226,17 @@ bad:
 	return rc;
 }
 
+/* The stage of an entry loaded from the cache (out, by load_entry), as the
+ * record shows it: cached, the compile's own seconds kept apart, this
+ * lookup's seconds since t0, and where the object is. */
+static void served_from_cache(struct compile_out *out, double t0)
+{
+	json_object_set_new(out->stage, "cached", json_true());
+	json_object_set(out->stage, "compile_seconds", json_object_get(out->stage, "seconds"));
+	json_object_set_new(out->stage, "seconds", json_real(proc_now() - t0));
+	json_object_set_new(out->stage, "artifact", json_string(out->ok ? out->so : ""));
+}
+
 /* Copy the next line of *p (cut to n-1 bytes) into line and advance; 0 at the end. */
 static int next_line(const char **p, char *line, size_t n)
 {
@@ -445,10 +456,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	double t0 = proc_now();
 	int hit = o->no_cache ? 0 : load_entry(dir, key, out);
 	if (hit > 0) {
-		json_object_set_new(out->stage, "cached", json_true());
-		json_object_set(out->stage, "compile_seconds", json_object_get(out->stage, "seconds"));
-		json_object_set_new(out->stage, "seconds", json_real(proc_now() - t0));
-		json_object_set_new(out->stage, "artifact", json_string(out->ok ? out->so : ""));
+		served_from_cache(out, t0);
 		rc = 0;
 		goto done;
 	}
@@ -591,10 +599,7 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			tmp[0] = '\0';
 			json_decref(st);
 			*out = there;
-			json_object_set_new(out->stage, "cached", json_true());
-			json_object_set(out->stage, "compile_seconds", json_object_get(out->stage, "seconds"));
-			json_object_set_new(out->stage, "seconds", json_real(proc_now() - t0));
-			json_object_set_new(out->stage, "artifact", json_string(out->ok ? out->so : ""));
+			served_from_cache(out, t0);
 			rc = 0;
 			goto done;
 		}

@@ -1763,7 +1763,6 @@ static json_t *time_all(struct job *J, char *e)
  * is used once: still one fresh process per candidate.
  */
 #define KEEP_USES 32
-#define NSPARE 1
 static struct keep {
 	int on;
 	int arena_fd;
@@ -1773,50 +1772,41 @@ static struct keep {
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int n[NKIDS], uses[NKIDS];
 	char lib[NKIDS][4096];
-	/* Spares: candidate children without a library yet (above).  One: with
-	 * two, the one a job took was ready, but the other, started after the
-	 * last answer, made its device context while the job timed, and on an
-	 * H100 the seed's median in a confirmation of a cached candidate came
-	 * out 4 to 18 % slower than in its earlier timing (7 of 8 matmul
+	/* The spare: a candidate child without a library yet (above).  One:
+	 * with two, the one a job took was ready, but the other, started after
+	 * the last answer, made its device context while the job timed, and on
+	 * an H100 the seed's median in a confirmation of a cached candidate
+	 * came out 4 to 18 % slower than in its earlier timing (7 of 8 matmul
 	 * confirmations disagreed; docs/gpu.md).  Waiting for the one spare to
 	 * be ready (0.09 to 0.23 s of such a job) keeps its start out of the
 	 * timing. */
-	struct kid spare[NSPARE];
-	int spare_on[NSPARE];
-	double spare_at[NSPARE];             /* when it was started */
-	struct kid_opts spare_ko[NSPARE];    /* what with (its lib: JCTL_LATER) */
-	int spare_want;                      /* refill after this job's answer (harness_after_job), with: */
+	struct kid spare;
+	int spare_on;
+	struct kid_opts spare_ko;      /* what it was started with (its lib: JCTL_LATER) */
+	int spare_want;                /* start one after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
 } K = {.arena_fd = -1};
 
-static void spare_drop(int i)
+static void spare_drop(void)
 {
-	if (K.spare_on[i])
-		kid_end(&K.spare[i]);
-	K.spare_on[i] = 0;
+	if (K.spare_on)
+		kid_end(&K.spare);
+	K.spare_on = 0;
 }
 
-static void spare_drop_all(void)
-{
-	for (int i = 0; i < NSPARE; i++)
-		spare_drop(i);
-}
-
-/* After a job that ended well: spares for the next ones, started with the
- * options this job's candidate had (ko), where there are fewer than NSPARE. */
+/* After a job that ended well: a spare for the next one, started with the
+ * options this job's candidate had (ko). */
 static void spare_start(const struct kid_opts *ko)
 {
 	char e[ERRBUF];
-	for (int i = 0; K.on && i < NSPARE; i++) {
-		if (K.spare_on[i])
-			continue;
-		K.spare_ko[i] = *ko;
-		K.spare_ko[i].lib = JCTL_LATER;
-		if (kid_spawn(&K.spare[i], kid_role[K_CAND], &K.spare_ko[i], e) == 0)
-			K.spare_on[i] = 1, K.spare_at[i] = proc_now();
-		else
-			kid_end(&K.spare[i]); /* no spare: the next job starts its own */
-	}
+	if (!K.on || K.spare_on)
+		return;
+	K.spare_ko = *ko;
+	K.spare_ko.lib = JCTL_LATER;
+	if (kid_spawn(&K.spare, kid_role[K_CAND], &K.spare_ko, e) == 0)
+		K.spare_on = 1;
+	else
+		kid_end(&K.spare); /* no spare: the next job starts its own */
 }
 
 void harness_after_job(void)
@@ -1826,36 +1816,23 @@ void harness_after_job(void)
 	K.spare_want = 0;
 }
 
-/* The oldest spare as this job's candidate child, where it was started as
- * this job would start one (same program, arena, CPU limit; one process) and
- * is ready now — one that died or never came up is no fault of this job's
- * candidate: it gets a child of its own instead.  Spares started otherwise
- * are dropped. */
+/* The spare as this job's candidate child, where it was started as this
+ * job would start one (same program, arena, CPU limit; one process) and is
+ * ready now — one that died or never came up is no fault of this job's
+ * candidate: it gets a child of its own instead. */
 static int spare_take(struct job *J, int procs)
 {
-	const struct kid_opts *b = &J->ko;
+	const struct kid_opts *a = &K.spare_ko, *b = &J->ko;
 	char e[ERRBUF];
-	int pick = -1;
-	for (int i = 0; i < NSPARE; i++) {
-		const struct kid_opts *a = &K.spare_ko[i];
-		if (!K.spare_on[i])
-			continue;
-		if (!K.on || procs != 1 || K.spare[i].dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
-		    strcmp(a->self, b->self) != 0)
-			spare_drop(i);
-		else if (pick < 0 || K.spare_at[i] < K.spare_at[pick])
-			pick = i;
-	}
-	if (pick < 0)
-		return 0;
-	if (kid_ready(&K.spare[pick], J->deadline, e) < 0) {
-		spare_drop(pick);
+	if (!K.on || !K.spare_on || procs != 1 || K.spare.dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
+	    strcmp(a->self, b->self) != 0 || kid_ready(&K.spare, J->deadline, e) < 0) {
+		spare_drop();
 		return 0;
 	}
-	J->kid[K_CAND][0] = K.spare[pick];
+	J->kid[K_CAND][0] = K.spare;
 	J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
 	J->reused[K_CAND] = 1; /* ready and stopped already: kids_ready passes it */
-	K.spare_on[pick] = 0;
+	K.spare_on = 0;
 	return 1;
 }
 
@@ -1948,7 +1925,7 @@ static void keep_put(struct job *J, int ok)
 	if (!(K.on && ok)) {
 		for (int w = 0; w < NKIDS; w++)
 			keep_drop(w);
-		spare_drop_all();
+		spare_drop();
 	}
 }
 
@@ -2140,9 +2117,8 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 		json_object_set_new(r, "candidate_child", json_string(J.spare ? "spare" : "fresh"));
 	int spare_next = J.have[K_CAND] && J.nrep[K_CAND] == 1;
 	keep_put(&J, ok && !J.fail);
-	/* The spare is started after the answer is out (harness_after_job):
-	 * forking the judge, which holds a device context, took part of the
-	 * 0.08 s a warm verify job spent outside its own log (docs/gpu.md). */
+	/* The spare is started after the answer is out (harness_after_job), so
+	 * that forking the judge is not part of this job's time. */
 	K.spare_want = K.on && ok && !J.fail && spare_next;
 	K.spare_want_ko = J.ko;
 	if (K.on && ok && !J.fail) {
