@@ -38,6 +38,7 @@
 #include "cache.h"
 #include "file.h"
 #include "dev.h"
+#include "nvcc_steps.h"
 #include "proc.h"
 #include "rec.h"
 #include "sha256.h"
@@ -397,6 +398,60 @@ static void tmp_sweep(const char *root, const char *host, double min_age)
 		closedir(d);
 }
 
+/* nvcc's steps for this build as a script that runs the host and the
+ * device halves at once (lib/nvcc_steps.h): nvcc --dryrun in the build
+ * directory, in the jail the build runs in; its plan into
+ * tmp/ksci-steps.sh.  0 done; -1 (why says it) where nvcc is to run them
+ * itself.  $KSCI_NVCC_STEPS=serial: always nvcc itself. */
+static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, char *why)
+{
+	const char *mode = getenv("KSCI_NVCC_STEPS");
+	if (mode && strcmp(mode, "serial") == 0)
+		return errf(why, "KSCI_NVCC_STEPS=serial");
+	char p[PATH_MAX], modid[64], *dry[72];
+	int n = 0;
+	dry[n++] = argv[0];
+	dry[n++] = "--dryrun";
+	dry[n++] = "--keep";
+	dry[n++] = "--keep-dir";
+	dry[n++] = NVCC_STEPS_DIR;
+	for (int i = 1; argv[i] && n < 71; i++)
+		dry[n++] = argv[i];
+	dry[n] = NULL;
+	snprintf(p, sizeof p, "%s/%s", tmp, NVCC_STEPS_DIR);
+	if (mkdir(p, 0700) != 0)
+		return errf(why, "mkdir %s: %s", p, strerror(errno));
+	struct sbx_bind bind = {tmp, 1};
+	char **jail = sbx_argv(o->sbx, dry, &bind, 1, 0, NULL, tmp);
+	if (!jail)
+		return errf(why, "out of memory");
+	struct proc_limits lim = {.wall_s = 60, .mem_mb = COMPILE_MEM_MB, .merge_stderr = 1, .capture = 1 << 20};
+	struct proc_result r;
+	char e[ERRBUF];
+	int rc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
+	sbx_argv_free(jail);
+	if (rc < 0)
+		return errf(why, "nvcc --dryrun: %s", e);
+	char *script = NULL;
+	if (!r.exited || r.code != 0) {
+		char d[128];
+		proc_describe(&r, d, sizeof d);
+		errf(why, "nvcc --dryrun %s", d);
+	} else {
+		/* The id both front ends name internal-linkage symbols with
+		 * (nvcc's own is a hash too): the key's first 8 digits. */
+		snprintf(modid, sizeof modid, "_%.8s_15_ksci_wrapper_cu", key);
+		script = nvcc_steps_script(r.out, modid, why);
+	}
+	proc_result_free(&r);
+	if (!script)
+		return -1;
+	snprintf(p, sizeof p, "%s/ksci-steps.sh", tmp);
+	rc = file_write_atomic(p, script, strlen(script), e);
+	free(script);
+	return rc < 0 ? errf(why, "%s", e) : 0;
+}
+
 int compile_source(const struct task *t, const char *backend, const char *role, const char *source,
 		   const struct compile_opts *o, struct compile_out *out, char *e)
 {
@@ -488,8 +543,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	 * what it may take is bounded: COMPILE_MEM_MB of address space (an
 	 * #include of /dev/zero), COMPILE_OUT_MB per file written (a 300 MB
 	 * initialised array never reaches the cache). */
+	char steps_why[ERRBUF] = "";
+	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, steps_why) == 0;
+	char *sh[] = {"/bin/sh", "ksci-steps.sh", NULL};
 	struct sbx_bind bind = {tmp, 1};
-	char **jail = sbx_argv(o->sbx, argv, &bind, 1, 0, NULL, tmp);
+	char **jail = sbx_argv(o->sbx, steps ? sh : argv, &bind, 1, 0, NULL, tmp);
 	if (!jail) {
 		errf(e, "out of memory");
 		goto done;
@@ -538,6 +596,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	json_t *st = json_pack("{s:b, s:s, s:f, s:b, s:s, s:s, s:O}", "ok", ok, "status", status, "seconds", r.seconds,
 			       "cached", 0, "key", key, "compiler", ident, "flags", flags);
 	json_object_set_new(st, "sandbox", json_string(sbx_name(o->sbx)));
+	if (strcmp(backend, "cuda") == 0) {
+		json_object_set_new(st, "steps", json_string(steps ? "parallel" : "nvcc"));
+		if (!steps)
+			json_object_set_new(st, "steps_why", json_string(steps_why));
+	}
 	if (why[0])
 		json_object_set_new(st, "message", json_string(why));
 	else if (!ok) {

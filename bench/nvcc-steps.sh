@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/nvcc-steps.sh — what running nvcc's steps as two halves at once
+# (lib/nvcc_steps.h, kcompile's default) wins over nvcc running them one
+# after another ($KSCI_NVCC_STEPS=serial), in kcompile's own wall seconds
+# (the record's compile.seconds: the compile in its sandbox, from the first
+# step to out.so; for `parallel` the --dryrun that plans it included).
+# Each task's seed (and, with --mutants N, N kgen mutate children of it,
+# all distinct) is compiled with --no-cache, the two modes alternating,
+# ROUNDS times; printed: the median seconds per mode and the ratio, and
+# whether both modes gave the same ptxas resources (registers, spills,
+# shared memory per kernel) for every source.  Run it on an idle machine.
+#   usage: bench/nvcc-steps.sh [-r ROUNDS] [--mutants N] [TASK ...]   (default: 5 rounds; softmax matmul)
+#   env: KSCIBIN (default build/gpu/bin, else build/bin), KSCI_TASKS
+set -euo pipefail
+rounds=5 mutants=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-r) rounds=$2; shift ;;
+	--mutants) mutants=$2; shift ;;
+	*) break ;;
+	esac
+	shift
+done
+[ $# -gt 0 ] || set -- softmax matmul
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BIN=${KSCIBIN:-$here/build/gpu/bin}
+[ -x "$BIN/kcompile" ] || BIN=$here/build/bin
+export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-nvcc-steps.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export KSCI_CACHE=$tmp/cache
+for task in "$@"; do
+	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \
+		'{id: ($t + "-seed"), task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' >"$tmp/$task.in"
+	if [ "$mutants" -gt 0 ]; then
+		jq -c '{status: "selected", task, backend, generation: 1, parents: [.id], base: .,
+			inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$tmp/$task.in" |
+			"$BIN/kgen" --seed 7 --children "$mutants" 2>/dev/null |
+			jq -c 'select(.status == "generated")' >>"$tmp/$task.in" || true
+	fi
+	for r in $(seq "$rounds"); do
+		for mode in serial parallel; do
+			KSCI_NVCC_STEPS=$mode "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/$task.$mode.$r" 2>/dev/null || true
+			jq -r --arg m "$mode" --arg t "$task" '[$t, $m, .id, .compile.steps, .compile.ok, .compile.seconds,
+				(.compile.resources | tojson)] | @tsv' "$tmp/$task.$mode.$r" >>"$tmp/rows"
+		done
+	done
+done
+echo "nvcc: $("${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1); $rounds rounds; $(nproc) CPUs"
+awk -F'\t' '
+function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+{ s[$1" "$2] = s[$1" "$2] " " $6; if (!seen[$1]++) order[++n] = $1
+  if ($5 != "true") bad[$1" "$2]++
+  if ($2 == "parallel" && $4 != "parallel") fellback[$1]++
+  res[$1" "$3" "$2] = $7; ids[$1" "$3] = 1 }
+END {
+	printf "%-10s %10s %10s %8s %s\n", "task", "serial s", "parallel s", "ratio", "notes"
+	for (i = 1; i <= n; i++) {
+		t = order[i]; a = med(s[t" serial"]); b = med(s[t" parallel"]); note = ""
+		for (k in ids) { split(k, p, " "); if (p[1] == t && res[k" serial"] != res[k" parallel"]) diff++ }
+		note = (diff ? diff " sources with other resources; " : "same resources; ")
+		note = note (fellback[t] ? fellback[t] " compiles fell back to nvcc; " : "") (bad[t" serial"] + bad[t" parallel"] ? "failed compiles: " bad[t" serial"] + 0 " / " bad[t" parallel"] + 0 : "")
+		printf "%-10s %10.3f %10.3f %8.3f %s\n", t, a, b, b / a, note; diff = 0
+	}
+}' "$tmp/rows"
