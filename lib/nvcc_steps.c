@@ -267,7 +267,9 @@ char *nvcc_steps_script(const char *listing, const char *module_id, char *e)
 
 	sb_add(&b, "# kcompile (lib/nvcc_steps.c): nvcc's steps from its --dryrun, host and device halves at once\n");
 	sb_add(&b, env.buf ? env.buf : "");
-	sb_add(&b, "ksci_end() {\n\t[ \"$1\" -gt 128 ] && kill -$(($1 - 128)) $$\n\texit \"$1\"\n}\n");
+	/* A half's status 129..192 is a step killed by signal 1..64 (sh's
+	 * rule); ptxas exits 255 on its own. */
+	sb_add(&b, "ksci_end() {\n\t[ \"$1\" -gt 128 ] && [ \"$1\" -le 192 ] && kill -$(($1 - 128)) $$\n\texit \"$1\"\n}\n");
 	for (int k = 0; k < first; k++) {
 		struct cmd *c = &cmd[k];
 		const char *rest = c->text + strcspn(c->text, " ");

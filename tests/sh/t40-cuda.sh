@@ -44,6 +44,40 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	done
 	rec axpy "$ROOT/tests/gpu/tasks/axpy/seed.cu" cuda | KSCI_TASKS=$ROOT/tests/gpu/tasks kcompile >"$T/ax.json"
 	expect_eq "tests/gpu task compiles" compiled "$(field .status "$T/ax.json")"
+	# nvcc's steps run as two halves at once (lib/nvcc_steps.h) against nvcc
+	# alone: the same verdict, the same compiler output (ptxas's timings
+	# aside) and the same registers, for a kernel that compiles, one with
+	# warnings from both front ends, and errors of each half.
+	expect_eq "cuda compiles run nvcc's steps two halves at once" parallel "$(field .compile.steps "$T/mm.c.json")"
+	printf '%s\n' '__global__ void k(float *x) { int unused = 3; x[0] = 1.f; }' \
+		'extern "C" void solve(const float* x, float* y, int rows, int cols) { int hv; k<<<1, 1>>>(y); }' >"$T/warn.cu"
+	printf '%s\n' '__global__ void k(float *x) { x[0] = 1.f }' \
+		'extern "C" void solve(const float* x, float* y, int rows, int cols) { }' >"$T/syntax.cu"
+	printf '%s\n' '__global__ void k(float *x) { x[0] = no_such_device_fn(); }' \
+		'extern "C" void solve(const float* x, float* y, int rows, int cols) { }' >"$T/undef.cu"
+	printf '%s\n' '__device__ int h(); __global__ void k(float *x) { x[0] = h(); }' \
+		'extern "C" void solve(const float* x, float* y, int rows, int cols) { k<<<1, 1>>>(y); }' >"$T/devlink.cu"
+	for c in seed warn syntax undef devlink; do
+		src=$T/$c.cu
+		[ "$c" = seed ] && src=$ROOT/data/tasks/softmax/seed.cu
+		for m in parallel serial; do
+			rec softmax "$src" cuda | KSCI_NVCC_STEPS=$m kcompile --no-cache >"$T/$c.$m.json" 2>/dev/null
+			jq -r '.compile.log // ""' "$T/$c.$m.json" | grep -v "Compile time = " >"$T/$c.$m.log"
+		done
+		expect_eq "$c: the steps ran as two halves" parallel "$(field .compile.steps "$T/$c.parallel.json")"
+		expect_eq "$c: the same verdict as nvcc alone" "$(field '[.status, .compile.message] | tostring' "$T/$c.serial.json")" \
+			"$(field '[.status, .compile.message] | tostring' "$T/$c.parallel.json")"
+		ok "$c: the same compiler output as nvcc alone" diff "$T/$c.serial.log" "$T/$c.parallel.log"
+		expect_eq "$c: the same registers, spills and shared memory" "$(field '.compile.resources | tojson' "$T/$c.serial.json")" \
+			"$(field '.compile.resources | tojson' "$T/$c.parallel.json")"
+	done
+	expect_eq "nvcc alone says why" "KSCI_NVCC_STEPS=serial" "$(field .compile.steps_why "$T/seed.serial.json")"
+	ok "warnings of both front ends are kept" grep -q 'variable "hv" was declared but never referenced' "$T/warn.parallel.log"
+	expect_eq "a syntax error is reported once" 1 "$(grep -c 'error: expected a ";"' "$T/syntax.parallel.log")"
+	if command -v nm >/dev/null; then
+		ok "the object exports what nvcc's does" diff <(nm -D --defined-only "$(field .compile.artifact "$T/seed.serial.json")" | awk '{print $3}') \
+			<(nm -D --defined-only "$(field .compile.artifact "$T/seed.parallel.json")" | awk '{print $3}')
+	fi
 else
 	echo "# no nvcc: cuda compile tests skipped"
 fi

@@ -1,0 +1,154 @@
+/* t_nvcc_steps: nvcc's --dryrun listing made into the script that runs its
+ * host and device halves at once (lib/nvcc_steps.c), and every listing it
+ * must refuse (so that kcompile runs nvcc itself). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvcc_steps.h"
+#include "t.h"
+
+/* CUDA 13.0's nvcc --dryrun --keep --keep-dir ksci-steps -gencode
+ * arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -Xptxas -v
+ * -Xcompiler -fPIC -shared -cudart shared -o out.so ksci_wrapper.cu, run in
+ * /build (PATH shortened). */
+static const char listing13[] =
+	"#$ _NVVM_BRANCH_=nvvm\n"
+	"#$ _SPACE_= \n"
+	"#$ _CUDART_=cudart\n"
+	"#$ _HERE_=/usr/local/cuda/bin\n"
+	"#$ _THERE_=/usr/local/cuda/bin\n"
+	"#$ _TARGET_SIZE_=\n"
+	"#$ _TARGET_DIR_=\n"
+	"#$ _TARGET_DIR_=targets/x86_64-linux\n"
+	"#$ TOP=/usr/local/cuda/bin/..\n"
+	"#$ CICC_PATH=/usr/local/cuda/bin/../nvvm/bin\n"
+	"#$ NVVMIR_LIBRARY_DIR=/usr/local/cuda/bin/../nvvm/libdevice\n"
+	"#$ LD_LIBRARY_PATH=/usr/local/cuda/bin/../lib:\n"
+	"#$ PATH=/usr/local/cuda/bin/../nvvm/bin:/usr/local/cuda/bin:/usr/bin:/bin\n"
+	"#$ INCLUDES=\"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"  \n"
+	"#$ SYSTEM_INCLUDES=\"-isystem\" \"/usr/local/cuda/bin/../targets/x86_64-linux/include/cccl\"  \n"
+	"#$ LIBRARIES=  \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib/stubs\" \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib\"\n"
+	"#$ CUDAFE_FLAGS=\n"
+	"#$ PTXAS_FLAGS=\n"
+	"#$ rm ksci-steps/out_dlink.reg.c\n"
+	"#$ gcc -std=c++17 -D__CUDA_ARCH_LIST__=900 -E -x c++ -D__CUDACC__ -D__NVCC__  -fPIC -O3 \"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"   \"-isystem\" \"/usr/local/cuda/bin/../targets/x86_64-linux/include/cccl\"    -D__CUDACC_VER_MAJOR__=13 -D__CUDACC_VER_MINOR__=0 -D__CUDACC_VER_BUILD__=88 -D__CUDA_API_VER_MAJOR__=13 -D__CUDA_API_VER_MINOR__=0 -D__NVCC_DIAG_PRAGMA_SUPPORT__=1 -D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1 -include \"cuda_runtime.h\" -m64 \"ksci_wrapper.cu\" -o \"ksci-steps/ksci_wrapper.cpp4.ii\" \n"
+	"#$ cudafe++ --c++17 --static-host-stub --device-hidden-visibility --gnu_version=120200 --display_error_number --orig_src_file_name \"ksci_wrapper.cu\" --orig_src_path_name \"/build/ksci_wrapper.cu\" --allow_managed  --m64 --parse_templates --gen_c_file_name \"ksci-steps/ksci_wrapper.cudafe1.cpp\" --stub_file_name \"ksci_wrapper.cudafe1.stub.c\" --gen_module_id_file --module_id_file_name \"ksci-steps/ksci_wrapper.module_id\" \"ksci-steps/ksci_wrapper.cpp4.ii\" \n"
+	"#$ gcc -std=c++17 -D__CUDA_ARCH__=900 -D__CUDA_ARCH_FEAT_SM90_ALL -D__CUDA_ARCH_SPECIFIC__=900 -D__CUDA_ARCH_FAMILY_SPECIFIC__=900 -D__CUDA_ARCH_LIST__=900 -E -x c++  -DCUDA_DOUBLE_MATH_FUNCTIONS -D__CUDACC__ -D__NVCC__  -fPIC -O3 \"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"   \"-isystem\" \"/usr/local/cuda/bin/../targets/x86_64-linux/include/cccl\"    -D__CUDACC_VER_MAJOR__=13 -D__CUDACC_VER_MINOR__=0 -D__CUDACC_VER_BUILD__=88 -D__CUDA_API_VER_MAJOR__=13 -D__CUDA_API_VER_MINOR__=0 -D__NVCC_DIAG_PRAGMA_SUPPORT__=1 -D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1 -include \"cuda_runtime.h\" -m64 \"ksci_wrapper.cu\" -o \"ksci-steps/ksci_wrapper.cpp1.ii\" \n"
+	"#$ \"$CICC_PATH/cicc\" --c++17 --static-host-stub --device-hidden-visibility --gnu_version=120200 --display_error_number --orig_src_file_name \"ksci_wrapper.cu\" --orig_src_path_name \"/build/ksci_wrapper.cu\" --allow_managed   -arch compute_90a -m64 --no-version-ident -ftz=0 -prec_div=1 -prec_sqrt=1 -fmad=1 --include_file_name \"ksci_wrapper.fatbin.c\" -generate-line-info -tused --module_id_file_name \"ksci-steps/ksci_wrapper.module_id\" --gen_c_file_name \"ksci-steps/ksci_wrapper.cudafe1.c\" --stub_file_name \"ksci-steps/ksci_wrapper.cudafe1.stub.c\" --gen_device_file_name \"ksci-steps/ksci_wrapper.cudafe1.gpu\"  \"ksci-steps/ksci_wrapper.cpp1.ii\" -o \"ksci-steps/ksci_wrapper.ptx\"\n"
+	"#$ ptxas -arch=sm_90a -m64 -v  --generate-line-info \"ksci-steps/ksci_wrapper.ptx\"  -o \"ksci-steps/ksci_wrapper.cubin\" \n"
+	"#$ fatbinary --create=\"ksci-steps/ksci_wrapper.fatbin\" -64 --ident=\"ksci_wrapper.cu\" --cmdline=\"-v  --generate-line-info \" --cicc-cmdline=\"-generate-line-info -ftz=0 -prec_div=1 -prec_sqrt=1 -fmad=1 \" \"--image3=kind=elf,sm=90a,file=ksci-steps/ksci_wrapper.cubin\" --embedded-fatbin=\"ksci-steps/ksci_wrapper.fatbin.c\" \n"
+	"#$ gcc -std=c++17 -D__CUDA_ARCH__=900 -D__CUDA_ARCH_FEAT_SM90_ALL -D__CUDA_ARCH_SPECIFIC__=900 -D__CUDA_ARCH_FAMILY_SPECIFIC__=900 -D__CUDA_ARCH_LIST__=900 -c -x c++  -DCUDA_DOUBLE_MATH_FUNCTIONS -fPIC -O3 -Wno-psabi \"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"   \"-isystem\" \"/usr/local/cuda/bin/../targets/x86_64-linux/include/cccl\"   -m64 \"ksci-steps/ksci_wrapper.cudafe1.cpp\" -o \"ksci-steps/ksci_wrapper.o\" \n"
+	"#$ nvlink -m64  --shared --arch=sm_90a --register-link-binaries=\"ksci-steps/out_dlink.reg.c\"    \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib/stubs\" \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib\" -cpu-arch=X86_64 \"ksci-steps/ksci_wrapper.o\"  -lcudadevrt  -o \"ksci-steps/out_dlink.cubin\" --host-ccbin \"gcc\"\n"
+	"#$ fatbinary --create=\"ksci-steps/out_dlink.fatbin\" -64 --ident=\"ksci_wrapper.cu \" --cmdline=\"-v  --generate-line-info \" --cicc-cmdline=\"-generate-line-info -ftz=0 -prec_div=1 -prec_sqrt=1 -fmad=1 \" -link \"--image3=kind=elf,sm=90a,file=ksci-steps/out_dlink.cubin\" --embedded-fatbin=\"ksci-steps/out_dlink.fatbin.c\" \n"
+	"#$ gcc -std=c++17 -D__CUDA_ARCH_LIST__=900 -c -x c++ -fPIC -DFATBINFILE=\"\\\"ksci-steps/out_dlink.fatbin.c\\\"\" -DREGISTERLINKBINARYFILE=\"\\\"ksci-steps/out_dlink.reg.c\\\"\"  -I. -D__NV_EXTRA_INITIALIZATION= -D__NV_EXTRA_FINALIZATION= -D__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__  -fPIC -O3 -Wno-psabi \"-I/usr/local/cuda/bin/../targets/x86_64-linux/include\"   \"-isystem\" \"/usr/local/cuda/bin/../targets/x86_64-linux/include/cccl\"    -D__CUDACC_VER_MAJOR__=13 -D__CUDACC_VER_MINOR__=0 -D__CUDACC_VER_BUILD__=88 -D__CUDA_API_VER_MAJOR__=13 -D__CUDA_API_VER_MINOR__=0 -D__NVCC_DIAG_PRAGMA_SUPPORT__=1 -D__CUDACC_DEVICE_ATOMIC_BUILTINS__=1 -m64 \"/usr/local/cuda/bin/crt/link.stub\" -o \"ksci-steps/out_dlink.o\" \n"
+	"#$ g++ -D__CUDA_ARCH_LIST__=900 -fPIC -O3 -m64 -std=c++17 -Wl,--start-group \"ksci-steps/out_dlink.o\" \"ksci-steps/ksci_wrapper.o\" -shared   \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib/stubs\" \"-L/usr/local/cuda/bin/../targets/x86_64-linux/lib\"  -lcudadevrt  -lcudart  -Wl,--end-group -o \"out.so\" \n";
+
+#define MODID "_0123abcd_15_ksci_wrapper_cu"
+
+/* s with every old made rep (new string). */
+static char *subst(const char *s, const char *old, const char *rep)
+{
+	size_t n = strlen(s) + 1, lo = strlen(old), lr = strlen(rep);
+	for (const char *p = strstr(s, old); p; p = strstr(p + lo, old))
+		n += lr;
+	char *o = malloc(n), *w = o;
+	for (const char *p; (p = strstr(s, old)); s = p + lo) {
+		memcpy(w, s, (size_t)(p - s));
+		w += p - s;
+		memcpy(w, rep, lr);
+		w += lr;
+	}
+	strcpy(w, s);
+	return o;
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* A listing changed by subst(old, rep) is refused, the reason naming why. */
+static void refused(const char *name, const char *old, const char *rep, const char *why)
+{
+	char e[ERRBUF] = "";
+	char *l = subst(listing13, old, rep);
+	char *s = nvcc_steps_script(l, MODID, e);
+	T_OK(!s && strstr(e, why), "%s: refused (%s)", name, e);
+	free(s);
+	free(l);
+}
+
+int main(void)
+{
+	char e[ERRBUF] = "";
+	char *s = nvcc_steps_script(listing13, MODID, e);
+	T_OK(s != NULL, "CUDA 13's listing is known (%s)", s ? "" : e);
+	if (!s)
+		return T_DONE();
+	char path[] = "/tmp/t_nvcc_steps.XXXXXX";
+	int fd = mkstemp(path);
+	T_OK(fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s), "script written");
+	if (fd >= 0)
+		close(fd);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "sh -n %s", path);
+	T_OK(system(cmd) == 0, "the script is sh");
+	unlink(path);
+	T_OK(strstr(s, "printf '%s' '" MODID "' >'ksci-steps/ksci_wrapper.module_id'") != NULL,
+	     "the module id is written before the front ends start");
+	T_OK(strstr(s, "--gen_module_id_file ") == NULL && count(s, "--module_id_file_name") == 2,
+	     "cudafe++ reads the id instead of making one; cicc reads the same file");
+	T_OK(strstr(s, "--embedded-fatbin=\"ksci-steps/ksci_wrapper.fatbin.c\"") == NULL &&
+	     count(s, "--embedded-fatbin") == 1, "fatbinary writes no fatbin.c (the host object has ours); the link's does");
+	T_OK(strstr(s, "FATBINC_MAGIC, FATBINC_VERSION, ksci_fatbin_data") != NULL &&
+	     strstr(s, "cat >'ksci-steps/ksci_wrapper.fatbin.c' <<'KSCI_EOF'") != NULL,
+	     "the host object's fatbin.c points at the fatbinary by name");
+	T_OK(count(s, " 2>&1 &\n") == 4, "two halves at once, twice");
+	const char *h1 = strstr(s, "cudafe++"), *d1 = strstr(s, "/cicc\""), *w1 = strstr(s, "wait $h"),
+		   *p3 = strstr(s, "ptxas -arch"), *h3 = strstr(s, ".cudafe1.cpp\" -o");
+	T_OK(h1 && d1 && w1 && p3 && h3 && h1 < d1 && d1 < w1 && w1 < p3 && p3 < h3,
+	     "host front end beside cicc, then ptxas beside the host compile");
+	T_OK(strstr(s, "cat 'ksci-steps/ksci-host1.log'") < strstr(s, "cat 'ksci-steps/ksci-dev1.log'") &&
+	     strstr(s, "cat 'ksci-steps/ksci-dev1.log'") < strstr(s, "cat 'ksci-steps/ksci-dev2.log'") &&
+	     strstr(s, "cat 'ksci-steps/ksci-dev2.log'") < strstr(s, "cat 'ksci-steps/ksci-host2.log'"),
+	     "the halves' output comes out in nvcc's order");
+	T_OK(count(s, "\"ksci-steps/ksci_wrapper.o.fb.o\"") == 2 &&
+	     strstr(s, "-r -nostdlib -o 'ksci-steps/ksci_wrapper.o.fb.o' 'ksci-steps/ksci_wrapper.o'") != NULL &&
+	     strstr(s, ".incbin \"%s\"") != NULL && strstr(s, "'ksci-steps/ksci_wrapper.fatbin' >") != NULL,
+	     "nvlink and the final link take the host object joined to the assembled fatbinary");
+	T_OK(strstr(s, "CICC_PATH='/usr/local/cuda/bin/../nvvm/bin'; export CICC_PATH") != NULL &&
+	     strstr(s, "INCLUDES=") == NULL && strstr(s, "LIBRARIES=") == NULL,
+	     "nvcc's assignments are exported, those with quotes left to the commands that spell them out");
+	T_OK(strstr(s, "rm -f ksci-steps/out_dlink.reg.c") != NULL, "nvcc's rm does not fail on a missing file");
+	T_OK(strstr(s, "[ \"$1\" -gt 128 ] && [ \"$1\" -le 192 ] && kill -$(($1 - 128)) $$") != NULL,
+	     "a step killed by a signal kills the script with it; ptxas's exit status 255 is not a signal");
+	free(s);
+
+	refused("no cicc step", "\"$CICC_PATH/cicc\"", "\"$CICC_PATH/nvvm-other\"", "step 5 is not cicc");
+	refused("cudafe++ making no module id", "--gen_module_id_file ", "", "cudafe++");
+	refused("an extra step", "#$ nvlink", "#$ true\n#$ nvlink", "12 steps");
+	refused("a step missing", "#$ ptxas", "#$ true ptxas", "ptxas");
+	refused("a build path with a space", "ksci-steps/ksci_wrapper.module_id", "ksci steps/m.module_id", "cudafe++");
+	refused("a path with a dollar", "--create=\"ksci-steps/ksci_wrapper.fatbin\"", "--create=\"$HOME/x.fatbin\"",
+		"fatbinary");
+	refused("cicc's stub including another fatbin.c", "--include_file_name \"ksci_wrapper.fatbin.c\"",
+		"--include_file_name \"other.fatbin.c\"", "includes other.fatbin.c");
+	refused("an unclosed quote", "#$ nvlink", "#$ \"unclosed\n#$ nvlink", "unclosed quote");
+	refused("the host object named twice in the final link", "\"ksci-steps/ksci_wrapper.o\" -shared",
+		"\"ksci-steps/ksci_wrapper.o\" \"ksci-steps/ksci_wrapper.o\" -shared", "not named once");
+	s = nvcc_steps_script("", MODID, e);
+	T_OK(!s, "an empty listing is refused (%s)", e);
+	free(s);
+	s = nvcc_steps_script(listing13, "_x y", e);
+	T_OK(!s && strstr(e, "not plain"), "a module id that is not one word is refused (%s)", e);
+	free(s);
+	s = nvcc_steps_script(listing13, "../x", e);
+	T_OK(!s && strstr(e, "not plain"), "a module id that is a path is refused (%s)", e);
+	free(s);
+	return T_DONE();
+}
