@@ -37,7 +37,8 @@ for task in "$@"; do
 		jq -c '{status: "selected", task, backend, generation: 1, parents: [.id], base: .,
 			inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$tmp/$task.in" |
 			"$BIN/kgen" --seed 7 --children "$mutants" 2>/dev/null |
-			jq -c 'select(.status == "generated")' >>"$tmp/$task.in" || true
+			jq -c 'select(.status == "generated")' >"$tmp/$task.kids" || true
+		cat "$tmp/$task.kids" >>"$tmp/$task.in"
 	fi
 	for r in $(seq "$rounds"); do
 		for mode in serial parallel; do

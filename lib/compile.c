@@ -589,6 +589,13 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			transient = "the compiler ran past its deadline";
 		else if (r.signaled)
 			transient = "the compiler was killed by a signal";
+		/* One of its steps killed (the OOM killer takes the largest, cicc
+		 * or cc1, not the driver): nvcc exits 128 + SIGKILL after its
+		 * shell's "Killed", gcc and clang say so. */
+		else if ((strcmp(backend, "cuda") == 0 && r.exited && r.code == 128 + 9) ||
+			 (r.out && (strstr(r.out, "Killed signal terminated program") ||
+				    strstr(r.out, "unable to execute command: Killed"))))
+			transient = "a step of the compiler was killed (SIGKILL)";
 		for (int k = 0; !transient && r.out && env_errors[k]; k++)
 			if (strstr(r.out, env_errors[k]))
 				transient = env_errors[k];

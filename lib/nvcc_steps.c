@@ -267,9 +267,13 @@ char *nvcc_steps_script(const char *listing, const char *module_id, char *e)
 
 	sb_add(&b, "# kcompile (lib/nvcc_steps.c): nvcc's steps from its --dryrun, host and device halves at once\n");
 	sb_add(&b, env.buf ? env.buf : "");
-	/* A half's status 129..192 is a step killed by signal 1..64 (sh's
-	 * rule); ptxas exits 255 on its own. */
-	sb_add(&b, "ksci_end() {\n\t[ \"$1\" -gt 128 ] && [ \"$1\" -le 192 ] && kill -$(($1 - 128)) $$\n\texit \"$1\"\n}\n");
+	/* A half's status 128+N is a step killed by signal N (sh's rule).
+	 * Killed by the machine or a person (KILL: the OOM killer; TERM,
+	 * INT, HUP), the script dies of the same signal, as nvcc would be
+	 * seen to: the compile is transient, never cached.  A step's own
+	 * crash (SEGV: a compiler bug, the same next time) is an exit
+	 * status, as nvcc gives it (139); ptxas exits 255 on its own. */
+	sb_add(&b, "ksci_end() {\n\tcase $1 in 129 | 130 | 137 | 143) kill -$(($1 - 128)) $$ ;; esac\n\texit \"$1\"\n}\n");
 	for (int k = 0; k < first; k++) {
 		struct cmd *c = &cmd[k];
 		const char *rest = c->text + strcspn(c->text, " ");

@@ -112,6 +112,21 @@ ok "…and the message says whose compile failed and why" \
 	jq -e '.verify.message | test("reference of task rowsum does not compile .*killed by a signal")' "$T/tv.nd"
 KSCI_CACHE=$T/cache-t kverify --unsafe-no-sandbox <"$T/tc.nd" >"$T/tv2.nd" 2>/dev/null
 expect_eq "nothing of it was kept: with a working compiler the same record verifies" verified "$(jq -r .status "$T/tv2.nd")"
+# --- cc1-killed-cached-as-compile-error ---
+# The OOM killer takes cc1, not the driver: gcc exits 1 saying so, which was
+# cached as the source's compile error.
+cat >"$T/cc1-killed" <<'SH'
+#!/bin/sh
+[ "$1" = --version ] && exec cc --version
+echo "cc: fatal error: Killed signal terminated program cc1" >&2
+echo "compilation terminated." >&2
+exit 1
+SH
+chmod +x "$T/cc1-killed"
+rec "$ROOT/data/tasks/rowsum/seed.c" | KSCI_CACHE=$T/cache-k KSCI_CC=$T/cc1-killed kcompile --unsafe-no-sandbox >"$T/k1.nd" 2>/dev/null
+ok "cc1 killed: compile_error, transient" jq -e '.status == "compile_error" and .compile.transient == true' "$T/k1.nd"
+rec "$ROOT/data/tasks/rowsum/seed.c" | KSCI_CACHE=$T/cache-k kcompile --unsafe-no-sandbox >"$T/k2.nd" 2>/dev/null
+expect_eq "cc1 killed: not cached, the source compiles next time" "compiled false" "$(jq -r '"\(.status) \(.compile.cached)"' "$T/k2.nd")"
 # shellcheck source=pipelines/evolve-passes.sh
 . "$ROOT/pipelines/evolve-passes.sh"
 jq -c '.status = "crashed" | .verify = {ok: false, status: "error", message: "its own crash"}' "$T/tc.nd" >"$T/own.nd"
