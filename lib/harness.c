@@ -931,9 +931,8 @@ out:
  * of re-timing every role every time.  An anchor is measured by an ordinary interleaved run (all
  * roles, rotating order) and serves at most N candidates, for at most
  * "anchor_max_age_s" (default 600), and only while the device's state is
- * what it was (temperature within 8 °C before the job; SM and memory clock
- * within 2 % while it timed, else that size is timed again with every
- * role); then the next job measures a new one.  It is per (task, size, baseline
+ * what it was (SM and memory clock within 2 % and temperature within 8 °C
+ * while it timed, else that size is timed again with every role); then the next job measures a new one.  It is per (task, size, baseline
  * and seed objects, processes, batch length): the same arena (struct keep)
  * and batch size as when it was measured.  What this costs in accuracy is
  * measured by the A/A benchmark (docs/gpu.md).
@@ -975,29 +974,32 @@ static struct anchor *anchor_find(const char *key)
 static int anchor_valid(struct job *J, const struct anchor *a, const char **why)
 {
 	int every = anchor_every(J);
-	struct dev_state now;
 	*why = NULL;
 	if (a->uses >= every)
 		*why = "used";
 	else if (proc_now() - a->at > jnum(J->j, "anchor_max_age_s", 600))
 		*why = "old";
-	else if (a->st.sm_mhz > 0 && J->d->state && J->d->state(&now) == 0 && fabs(now.temp_c - a->st.temp_c) > 8)
-		*why = "device state changed";
 	return *why == NULL;
 }
 
-/* Whether the clocks a size was timed at (its device_state's medians) moved
- * more than 2 % from its anchor's.  Asked after the timing, not before: a
- * GPU idle for the verify stage between two jobs read 345 MHz where it
- * times at 1980, and on an H200 that renewed the anchor of matmul 4096^3
- * for 13 of the first 20 candidates (docs/gpu.md). */
+/* Whether the state a size was timed at (its device_state's medians) moved
+ * from its anchor's: a clock by more than 2 %, the temperature by more than
+ * 8 °C.  Asked after the timing, not before: a GPU idle for the verify
+ * stage between two jobs read 345 MHz where it times at 1980, and on an
+ * H200 that renewed the anchor of matmul 4096^3 for 13 of the first 20
+ * candidates; the temperature read before the job, of a GPU that cooled
+ * while the next candidate compiled (42 °C), against the anchor's median
+ * while it timed (54 °C), renewed it for every candidate sent one at a
+ * time, and with it cuBLAS timed again each time (docs/gpu.md). */
 static int clocks_moved(const json_t *res, const struct anchor *a)
 {
 	const json_t *ds = json_object_get(res, "device_state");
 	double sm = json_number_value(json_object_get(json_object_get(ds, "sm_mhz"), "median"));
 	double mem = json_number_value(json_object_get(json_object_get(ds, "mem_mhz"), "median"));
+	const json_t *tj = json_object_get(json_object_get(ds, "temp_c"), "median");
 	return a->st.sm_mhz > 0 && sm > 0 &&
-	       (fabs(sm - a->st.sm_mhz) > 0.02 * a->st.sm_mhz || fabs(mem - a->st.mem_mhz) > 0.02 * a->st.mem_mhz);
+	       (fabs(sm - a->st.sm_mhz) > 0.02 * a->st.sm_mhz || fabs(mem - a->st.mem_mhz) > 0.02 * a->st.mem_mhz ||
+		(json_is_number(tj) && fabs(json_number_value(tj) - a->st.temp_c) > 8));
 }
 
 /* Keep (or renew) the anchor of key from a full run's result at one size. */
@@ -1607,7 +1609,7 @@ static json_t *time_all(struct job *J, char *e)
 			json_t *fail_res = NULL;
 			json_t *r = an ? time_size(J, Wa, nwa, size, s2, e, &fail_res, an) : time_size(J, W, nw, size, s2, e, &fail_res, an);
 			if (r && an && clocks_moved(r, an)) {
-				progress("time %s: the clocks moved from the anchor's; every role, a new anchor", sz);
+				progress("time %s: the clocks or the temperature moved from the anchor's; every role, a new anchor", sz);
 				json_decref(r);
 				an = NULL, why = "device state changed";
 				r = time_size(J, W, nw, size, s2, e, &fail_res, NULL);
