@@ -1055,9 +1055,6 @@ static double arena_default_mb(const struct job *J)
 	double mb = ((double)fr + (double)J->arena_bytes) / 2 / 1048576.0;
 	return mb > 32768 ? 32768 : mb < 1024 ? 1024 : mb;
 }
-struct job;
-static void spare_settle(const struct job *J);
-
 /* When this judge last finished a timed loop (the warm-up's measure of an
  * idle GPU). */
 static double last_timed = -1e9;
@@ -1238,7 +1235,6 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	 * by every process) when this judge timed until less than a second ago
 	 * (the next size, the next job of a long-lived judge): the GPU is not
 	 * idle then. */
-	spare_settle(J); /* no spare makes its context while this times */
 	int reps = 1, warm = gpu && proc_now() - last_timed < 1.0;
 	for (int k = 0; k < nw; k++)
 		reps = J->nrep[W[k].kid] > reps ? J->nrep[W[k].kid] : reps;
@@ -1778,110 +1774,68 @@ static struct keep {
 	struct kid kid[NKIDS][KID_REPLICAS];
 	int n[NKIDS], uses[NKIDS];
 	char lib[NKIDS][4096];
-	/* The spares: candidate children without a library yet (above).  A
-	 * judge that verifies keeps one.  One that times keeps two, so that a
-	 * job takes one that is ready; the other, started after the last
-	 * answer, may still be making its device context — and must not while
-	 * the job times: with two spares and no wait, the seed's median in a
-	 * confirmation came out 4 to 18 % slower on an H100 (7 of 8 matmul
-	 * confirmations disagreed; docs/gpu.md).  So a timing job waits for
-	 * every spare to be ready before its warm-up (spare_settle), after
-	 * loading its candidate and its single calls: the wait that was the
-	 * whole of the job's start (0.06 to 0.23 s with one spare) overlaps
-	 * them instead. */
-	struct kid spare[2];
-	int spare_on[2], spare_ready[2];
-	struct kid_opts spare_ko[2];   /* what each was started with (its lib: JCTL_LATER) */
-	int spare_want;                /* spares to keep after this job's answer (harness_after_job), with: */
+	/* The spare: a candidate child without a library yet (above).  One:
+	 * with two, the one a job took was ready, but the other, started after
+	 * the last answer, made its device context while the job timed, and on
+	 * an H100 the seed's median in a confirmation of a cached candidate
+	 * came out 4 to 18 % slower than in its earlier timing (7 of 8 matmul
+	 * confirmations disagreed; docs/gpu.md).  Waiting for the one spare to
+	 * be ready (0.09 to 0.23 s of such a job) keeps its start out of the
+	 * timing. */
+	struct kid spare;
+	int spare_on;
+	struct kid_opts spare_ko;      /* what it was started with (its lib: JCTL_LATER) */
+	int spare_want;                /* start one after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
 } K = {.arena_fd = -1};
 
 static void spare_drop(void)
 {
-	for (int i = 0; i < 2; i++) {
-		if (K.spare_on[i])
-			kid_end(&K.spare[i]);
-		K.spare_on[i] = K.spare_ready[i] = 0;
-	}
+	if (K.spare_on)
+		kid_end(&K.spare);
+	K.spare_on = 0;
 }
 
-/* After a job that ended well: spares for the next one, up to want,
- * started with the options this job's candidate had (ko). */
-static void spare_start(const struct kid_opts *ko, int want)
+/* After a job that ended well: a spare for the next one, started with the
+ * options this job's candidate had (ko). */
+static void spare_start(const struct kid_opts *ko)
 {
 	char e[ERRBUF];
-	for (int i = 0; K.on && i < want && i < 2; i++) {
-		if (K.spare_on[i])
-			continue;
-		K.spare_ko[i] = *ko;
-		K.spare_ko[i].lib = JCTL_LATER;
-		K.spare_ready[i] = 0;
-		if (kid_spawn(&K.spare[i], kid_role[K_CAND], &K.spare_ko[i], e) == 0)
-			K.spare_on[i] = 1;
-		else
-			kid_end(&K.spare[i]); /* no spare: the next job starts its own */
-	}
+	if (!K.on || K.spare_on)
+		return;
+	K.spare_ko = *ko;
+	K.spare_ko.lib = JCTL_LATER;
+	if (kid_spawn(&K.spare, kid_role[K_CAND], &K.spare_ko, e) == 0)
+		K.spare_on = 1;
+	else
+		kid_end(&K.spare); /* no spare: the next job starts its own */
 }
 
 void harness_after_job(void)
 {
 	if (K.spare_want)
-		spare_start(&K.spare_want_ko, K.spare_want);
+		spare_start(&K.spare_want_ko);
 	K.spare_want = 0;
 }
 
-/* Every spare still starting, ready (or dropped) before a job times:
- * none makes its device context during a timed batch (above). */
-static void spare_settle(const struct job *J)
-{
-	char e[ERRBUF];
-	double t0 = proc_now();
-	int waited = 0;
-	for (int i = 0; i < 2; i++)
-		waited |= K.spare_on[i] && !K.spare_ready[i];
-	if (waited)
-		progress("waiting for the spare child to be ready");
-	for (int i = 0; i < 2; i++)
-		if (K.spare_on[i] && !K.spare_ready[i]) {
-			if (K.spare[i].dead || kid_ready(&K.spare[i], J->deadline, e) < 0) {
-				kid_end(&K.spare[i]);
-				K.spare_on[i] = 0;
-			} else
-				K.spare_ready[i] = 1;
-		}
-	if (waited)
-		progress("spare ready: waited %.3f s", proc_now() - t0);
-}
-
-/* A spare as this job's candidate child, where it was started as this job
- * would start one (same program, arena, CPU limit; one process) and is
- * ready — the one ready already where there is one.  One that died or
- * never came up is no fault of this job's candidate: it gets a child of
- * its own instead. */
+/* The spare as this job's candidate child, where it was started as this
+ * job would start one (same program, arena, CPU limit; one process) and is
+ * ready now — one that died or never came up is no fault of this job's
+ * candidate: it gets a child of its own instead. */
 static int spare_take(struct job *J, int procs)
 {
-	const struct kid_opts *b = &J->ko;
+	const struct kid_opts *a = &K.spare_ko, *b = &J->ko;
 	char e[ERRBUF];
-	if (!K.on || procs != 1)
+	if (!K.on || !K.spare_on || procs != 1 || K.spare.dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
+	    strcmp(a->self, b->self) != 0 || kid_ready(&K.spare, J->deadline, e) < 0) {
+		spare_drop();
 		return 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < 2; i++) {
-			const struct kid_opts *a = &K.spare_ko[i];
-			if (!K.spare_on[i] || (pass == 0 && !K.spare_ready[i]))
-				continue;
-			if (K.spare[i].dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
-			    strcmp(a->self, b->self) != 0 || (!K.spare_ready[i] && kid_ready(&K.spare[i], J->deadline, e) < 0)) {
-				kid_end(&K.spare[i]);
-				K.spare_on[i] = K.spare_ready[i] = 0;
-				continue;
-			}
-			J->kid[K_CAND][0] = K.spare[i];
-			J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
-			J->reused[K_CAND] = 1; /* ready and stopped already: kids_ready passes it */
-			K.spare_on[i] = K.spare_ready[i] = 0;
-			return 1;
-		}
-	return 0;
+	}
+	J->kid[K_CAND][0] = K.spare;
+	J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
+	J->reused[K_CAND] = 1; /* ready and stopped already: kids_ready passes it */
+	K.spare_on = 0;
+	return 1;
 }
 
 /* The candidate's library into the spare (after kids_ready; its
@@ -2167,7 +2121,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	keep_put(&J, ok && !J.fail);
 	/* The spare is started after the answer is out (harness_after_job), so
 	 * that forking the judge is not part of this job's time. */
-	K.spare_want = K.on && ok && !J.fail && spare_next ? (timing ? 2 : 1) : 0;
+	K.spare_want = K.on && ok && !J.fail && spare_next;
 	K.spare_want_ko = J.ko;
 	if (K.on && ok && !J.fail) {
 		K.arena = J.arena, K.arena_bytes = J.arena_bytes;
