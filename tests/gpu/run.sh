@@ -102,6 +102,33 @@ else
 fi
 
 export KSCI_TASKS=$ROOT/data/tasks
+# anchor-renewed-when-gpu-cooled: the anchor's temperature was read before a
+# job and compared with its median while it timed; a GPU that cooled while
+# the next candidate compiled (matmul 4096^3: 54 °C timing, 42 °C idle on an
+# H100) renewed the anchor for every candidate sent one at a time, and timed
+# cuBLAS again each time.  Two matmul candidates 6 s apart: the second is
+# anchored at every size.  (It guards the fix where the GPU cools more than
+# 8 °C in those 6 s; the temperatures are printed.)
+record matmul "$ROOT/data/tasks/matmul/seed.cu" | kcompile 2>"$tmp/err" | kverify 2>>"$tmp/err" >"$tmp/cool.v.json" || true
+mkfifo "$tmp/cool.in"
+ktime --retime full <"$tmp/cool.in" >"$tmp/cool.t.json" 2>>"$tmp/err" &
+kt=$!
+exec 7>"$tmp/cool.in"
+jq -c '.id += "-cool-1"' "$tmp/cool.v.json" >&7
+for ((i = 0; i < 1200; i++)); do [ -s "$tmp/cool.t.json" ] && break; sleep 0.1; done # the first one timed
+sleep 6
+jq -c '.id += "-cool-2"' "$tmp/cool.v.json" >&7
+exec 7>&-
+wait "$kt" || true
+out=$(jq -r '[.time.sizes[] | "\(.anchor.cached)@\(.device_state.temp_c.min)-\(.device_state.temp_c.max)C"] | join(",")' "$tmp/cool.t.json" | paste -sd ' ') || true
+if [[ $out =~ ^false@[^,]*,false@[^\ ]*\ true@[^,]*,true@ ]]; then
+	pass=$((pass + 1))
+	printf 'ok   %-22s %s\n' anchor-cooled-gpu "anchored@temperature per size, two candidates: $out"
+else
+	fail=$((fail + 1))
+	printf 'FAIL %-22s got %s want false,false then true,true\n' anchor-cooled-gpu "$out"
+	tail -5 "$tmp/err" | sed 's/^/     | /'
+fi
 for t in matmul softmax rowsum layernorm rmsnorm bias_gelu transpose; do
 	expect "$t-seed"      verified "" verify "$t" "$ROOT/data/tasks/$t/seed.cu"
 	[ -f "$ROOT/data/tasks/$t/reference.cu" ] &&
