@@ -121,8 +121,13 @@ static int build_argv(const char *backend, const char *wrapper, const json_t *li
 					     "-shared", "-Wl,-Bsymbolic", NULL};
 	/* -cudart shared: the candidate and the harness share one CUDA runtime,
 	 * so launch errors the candidate leaves are seen by the harness. */
-	static const char *const cuflags[] = {"-O3", "-std=c++17", "-lineinfo", "-Xptxas", "-v", "-Xcompiler",
-					      "-fPIC", "-shared", "-cudart", "shared", NULL};
+	/* ptxas --split-compile 0: one thread per kernel, the same machine
+	 * code (every .text section byte for byte; only ptxas's note of its
+	 * own options differs), 0.53 -> 0.38 s for matmul's seed on 16 cores
+	 * (bench/ptxas-split.sh, docs/gpu.md).  nvcc's own --split-compile
+	 * splits cicc too, whose PTX then differs: not used. */
+	static const char *const cuflags[] = {"-O3", "-std=c++17", "-lineinfo", "-Xptxas", "-v", "-Xptxas", "--split-compile=0",
+					      "-Xcompiler", "-fPIC", "-shared", "-cudart", "shared", NULL};
 	static const char *const hipflags[] = {"-O3", "-std=c++17", "-fPIC", "-shared",
 					       "-Rpass-analysis=kernel-resource-usage", NULL};
 	if (strcmp(backend, "cuda") == 0) {
