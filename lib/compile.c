@@ -565,6 +565,13 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	struct proc_result r;
 	int prc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
 	sbx_argv_free(jail);
+	if (strcmp(backend, "cuda") == 0) {
+		/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
+		 * 100 KB out.so) never go into the cache; ksci-steps.sh, the
+		 * recipe, does. */
+		snprintf(p, sizeof p, "%s/%s", tmp, NVCC_STEPS_DIR);
+		rm_rf(p);
+	}
 	if (prc < 0)
 		goto done;
 	sbx_result(o->sbx, &r);

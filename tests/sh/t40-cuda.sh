@@ -72,6 +72,12 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 			"$(field '.compile.resources | tojson' "$T/$c.parallel.json")"
 	done
 	expect_eq "nvcc alone says why" "KSCI_NVCC_STEPS=serial" "$(field .compile.steps_why "$T/seed.serial.json")"
+	# nvcc-steps-intermediates-in-the-cache: the kept steps' 4 MB of
+	# preprocessed source went into every cache entry (for a 100 KB out.so).
+	rec softmax "$ROOT/data/tasks/softmax/seed.cu" cuda | kcompile --no-cache >"$T/seed.again.json" 2>/dev/null
+	entry=$(dirname "$(field .compile.artifact "$T/seed.again.json")")
+	ok "the cache entry keeps the steps' recipe, not their intermediates" \
+		sh -c "test -f '$entry/ksci-steps.sh' && ! test -e '$entry/ksci-steps' && test \$(du -sk '$entry' | cut -f1) -lt 1024"
 	ok "warnings of both front ends are kept" grep -q 'variable "hv" was declared but never referenced' "$T/warn.parallel.log"
 	expect_eq "a syntax error is reported once" 1 "$(grep -c 'error: expected a ";"' "$T/syntax.parallel.log")"
 	if command -v nm >/dev/null; then
