@@ -102,6 +102,38 @@ expect_eq "c without --race: no race" "same no calls" "$(cmp -s gen0.nd gen4.nd 
 
 # End to end: evolve.sh --race 3 on the c back end.
 export KSCI_CACHE=$T/cache
+# race-never-ran-under-load: these runs used rowsum's own seed, whose mutate
+# children reach the archive's best (the seed's) only as the timing's noise
+# falls; under two busy loops none did once, no race ran, and "the race is
+# said on stderr" failed (a make check under load, 2026-11-27).  A rowsum
+# whose seed does its sum 16 times over: of the 5 moves of its two knobs, 3
+# make a child 16x less work, so any 3 children hold one that reaches the bar by
+# a margin no load hides, and the race always runs.
+mkdir -p tasks && cp -r "$KSCI_TASKS/rowsum" tasks/
+cat >tasks/rowsum/seed.c <<'C'
+/* t43's slow rowsum seed: the baseline's loop REPEAT times over (the memory
+ * clobber keeps the compiler from doing it once); PAD changes nothing. */
+#define REPEAT 16 // ktune: 1 16
+#define PAD 0    // ktune: 0 1 2
+
+void solve(const float* x, float* y, int rows, int cols)
+{
+	for (long r = 0; r < rows; r++) {
+		double s = 0;
+		for (int k = 0; k < REPEAT + 0 * PAD; k++) {
+			__asm__ volatile("" ::: "memory");
+			s = 0;
+			for (long c = 0; c < cols; c++)
+				s += x[r * cols + c];
+		}
+		y[r] = (float)s;
+	}
+}
+C
+# One small size to time (the work ratio is what matters): the slow seed
+# would otherwise take minutes of the test's time.
+jq '.bench = [{rows: 128, cols: 4096}]' "$KSCI_TASKS/rowsum/task.json" >tasks/rowsum/task.json
+export KSCI_TASKS=$T/tasks
 fast=(--budget 0.01 --ktime-opt --min-runs --ktime-opt 2 --ktime-opt --max-runs --ktime-opt 3)
 evolve.sh --task rowsum --backend c --generations 1 --population 4 "${fast[@]}" --race 3 \
 	--archive arc.ndjson.gz >ev.out 2>ev.err
