@@ -25,3 +25,17 @@ bench_setup() {
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 # since T0: seconds since T0 (date +%s.%N), one decimal.
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# bench_sources TASK N BIN: TASK's cuda seed as a generated record and, for N
+# above 0, N distinct kgen mutate children of it (seed 7), one a line on
+# stdout (BIN: the tools' directory).
+bench_sources() {
+	local seed
+	seed=$(jq -cn --arg t "$1" --rawfile s "$KSCI_TASKS/$1/seed.cu" \
+		'{id: ($t + "-seed"), task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}')
+	printf '%s\n' "$seed"
+	[ "$2" -gt 0 ] || return 0
+	printf '%s\n' "$seed" | jq -c '{status: "selected", task, backend, generation: 1, parents: [.id], base: .,
+		inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' |
+		"$3/kgen" --seed 7 --children "$2" 2>/dev/null | jq -c 'select(.status == "generated")' || true
+}

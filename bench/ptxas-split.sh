@@ -22,6 +22,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- softmax matmul
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 BIN=${KSCIBIN:-$here/build/gpu/bin}
 [ -x "$BIN/kcompile" ] || BIN=$here/build/bin
 CUDA=${CUDA_HOME:-/usr/local/cuda}
@@ -30,15 +32,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-ptxas-split.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export KSCI_CACHE=$tmp/cache
 for task in "$@"; do
-	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \
-		'{id: ($t + "-seed"), task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' >"$tmp/$task.in"
-	if [ "$mutants" -gt 0 ]; then
-		jq -c '{status: "selected", task, backend, generation: 1, parents: [.id], base: .,
-			inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$tmp/$task.in" |
-			"$BIN/kgen" --seed 7 --children "$mutants" 2>/dev/null |
-			jq -c 'select(.status == "generated")' >"$tmp/$task.kids" || true
-		cat "$tmp/$task.kids" >>"$tmp/$task.in"
-	fi
+	bench_sources "$task" "$mutants" "$BIN" >"$tmp/$task.in"
 	KSCI_NVCC_STEPS=serial "$BIN/kcompile" -j 1 --unsafe-no-sandbox <"$tmp/$task.in" >"$tmp/$task.out" 2>/dev/null || true
 	k=0
 	for key in $(jq -r 'select(.compile.ok) | .compile.key' "$tmp/$task.out"); do
