@@ -932,7 +932,8 @@ out:
  * roles, rotating order) and serves at most N candidates, for at most
  * "anchor_max_age_s" (default 600), and only while the device's state is
  * what it was (SM and memory clock within 2 % and temperature within 8 °C
- * while it timed, else that size is timed again with every role); then the next job measures a new one.  It is per (task, size, baseline
+ * while it timed, else that size is timed again with every role); then
+ * the next job measures a new one.  It is per (task, size, baseline
  * and seed objects, processes, batch length): the same arena (struct keep)
  * and batch size as when it was measured.  What this costs in accuracy is
  * measured by the A/A benchmark (docs/gpu.md).
@@ -991,7 +992,7 @@ static int anchor_valid(struct job *J, const struct anchor *a, const char **why)
  * while the next candidate compiled (42 °C), against the anchor's median
  * while it timed (54 °C), renewed it for every candidate sent one at a
  * time, and with it cuBLAS timed again each time (docs/gpu.md). */
-static int clocks_moved(const json_t *res, const struct anchor *a)
+static int state_moved(const json_t *res, const struct anchor *a)
 {
 	const json_t *ds = json_object_get(res, "device_state");
 	double sm = json_number_value(json_object_get(json_object_get(ds, "sm_mhz"), "median"));
@@ -1608,7 +1609,7 @@ static json_t *time_all(struct job *J, char *e)
 				progress("time %s", sz);
 			json_t *fail_res = NULL;
 			json_t *r = an ? time_size(J, Wa, nwa, size, s2, e, &fail_res, an) : time_size(J, W, nw, size, s2, e, &fail_res, an);
-			if (r && an && clocks_moved(r, an)) {
+			if (r && an && state_moved(r, an)) {
 				progress("time %s: the clocks or the temperature moved from the anchor's; every role, a new anchor", sz);
 				json_decref(r);
 				an = NULL, why = "device state changed";
