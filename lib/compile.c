@@ -565,13 +565,12 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	struct proc_result r;
 	int prc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
 	sbx_argv_free(jail);
-	if (strcmp(backend, "cuda") == 0) {
-		/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
-		 * 100 KB out.so) never go into the cache; ksci-steps.sh, the
-		 * recipe, does. */
-		snprintf(p, sizeof p, "%s/%s", tmp, NVCC_STEPS_DIR);
+	/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
+	 * 100 KB out.so) never go into the cache; ksci-steps.sh, the recipe,
+	 * does.  (None where nvcc_plan made no directory.) */
+	snprintf(p, sizeof p, "%s/%s", tmp, NVCC_STEPS_DIR);
+	if (strcmp(backend, "cuda") == 0 && access(p, F_OK) == 0)
 		rm_rf(p);
-	}
 	if (prc < 0)
 		goto done;
 	sbx_result(o->sbx, &r);
