@@ -20,15 +20,17 @@
 # pipeline is kept open (its judges warmed by the seed), N children are sent
 # one at a time, each only after the record before came out, and the wall
 # time from write to record is taken; then the same N again (cached compile,
-# verify and time redone).  Prints median, min and max of each.
-#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--latency N] [--new-only] [--fresh-judge] [--kb]
+# verify and time redone).  Prints median, min and max of each.  --gap SEC:
+# wait SEC after each record before the next is sent (default 0: at once),
+# so that each finds the judges idle, their spares made.
+#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
 #                                  [--ktime-opt OPT] [TASK ...]
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records under $OUT (or ./gpu-logs)
 set -uo pipefail
-children=64 budget="" fresh="" kb=0 aa=0 lat=0 kopts=() passes="new cached"
+children=64 budget="" fresh="" kb=0 aa=0 lat=0 gap=0 kopts=() passes="new cached"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--new-only) passes=new ;;
 	--aa) aa=$2; shift ;;
 	--latency) lat=$2; shift ;;
+	--gap) gap=$2; shift ;;
 	--ktime-opt) kopts+=("$2"); shift ;;
 	-*) echo "gpu-throughput: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
@@ -81,6 +84,7 @@ latency() {
 		else
 			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | jq -c --arg p "$pass" '.id = "lat-\($p)-" + .id')
 		fi
+		[ "$i" = 0 ] || sleep "$gap"
 		t0=$(date +%s.%N)
 		printf '%s\n' "$rec" >&"${LAT[1]}"
 		IFS= read -r line <&"${LAT[0]}" || { echo "$1 latency: the pipeline ended early (see $out/$1-latency.err)"; break; }
@@ -98,7 +102,7 @@ latency() {
 			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
-	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
+	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
 	echo "  where the cached records' time went (judge log, seconds from the job's start):"
 	jq -r 'select(.id | startswith("lat-cached")) | "    \(.id): \([.time.log // "" | split("\n")[] | select(test("children ready|single calls done|warmed up|timed:")) | capture("\\[(?<t>[0-9.]+) s\\] (?<w>[a-z]+)") | "\(.w) \(.t)"] | join(", "))"' "$lf"
 	# Where the last cached record's time stage went, by the judge's own clock.

@@ -8,6 +8,8 @@
 #include "evaluate.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <limits.h>
 #include <stdio.h>
@@ -151,7 +153,7 @@ static json_t *find_result(const char *out, const char *nonce)
  * a file named after the device, in $KSCI_GPU_LOCK_DIR (default /tmp, which
  * every process of the host shares), for the whole job; *waited: seconds it
  * waited.  The fd to close, or -1 where no lock could be made (said once). */
-static int gpu_lock(double *waited)
+static int gpu_lock_open(void)
 {
 	const char *dir = getenv("KSCI_GPU_LOCK_DIR"), *vis = getenv("CUDA_VISIBLE_DEVICES"),
 		   *dev = getenv("KSCI_CUDA_DEVICE");
@@ -173,11 +175,16 @@ static int gpu_lock(double *waited)
 	snprintf(p, sizeof p, "%s/ksci-gpu-%s.lock", dir && *dir ? dir : "/tmp", name);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	static int said;
-	if (fd < 0) {
-		if (!said++)
-			fprintf(stderr, "ksci: cannot open the GPU lock %s: %s; timing without it\n", p, strerror(errno));
+	if (fd < 0 && !said++)
+		fprintf(stderr, "ksci: cannot open the GPU lock %s: %s; timing without it\n", p, strerror(errno));
+	return fd;
+}
+
+static int gpu_lock(double *waited)
+{
+	int fd = gpu_lock_open();
+	if (fd < 0)
 		return -1;
-	}
 	double t0 = proc_now();
 	while (flock(fd, LOCK_EX) != 0)
 		if (errno != EINTR) {
@@ -224,11 +231,37 @@ static char **judge_argv(const struct eval_opts *o, char **prog, const char *con
  * run's, bound read-only, named by their compile-cache key (a hash of what
  * they were built from) — a task's objects once, a candidate's for its job.
  */
+/*
+ * The spare's start, asked for (docs/harness.md "The spare"): on a GPU a
+ * job says "spare_asked", and after its answer a thread of the tool waits
+ * SPARE_YIELD_S (so that the next stage, which got this record just now,
+ * takes the GPU lock first), then takes the GPU lock *shared* and asks the
+ * judge for its spare ({"op": "spare"}), which the judge starts and waits
+ * for; the lock goes with the answer.  Jobs hold the lock exclusively, so
+ * no device context is made while any job on that GPU runs: on an H100 the
+ * spare kverify's judge started after each answer made its context while
+ * ktime timed the same candidate, and matmul's first size came out noisy
+ * and was timed twice as long for every new candidate (12-16 batches
+ * instead of 6), and a cached candidate's seed 9 % slow in 1 confirmation
+ * of 8 (docs/gpu.md).  Two spares (two stages) may start at once: neither
+ * times.  The next job on the judge first waits for the thread
+ * (spare_join), without the rest of the yield.
+ */
+#define SPARE_YIELD_S 0.1
+struct spare_ask {
+	pthread_t th;
+	int running;       /* a thread to join */
+	atomic_int hurry;  /* the next job waits: no more yielding */
+	double wall_s;     /* the exchange's deadline */
+	int ended;         /* the judge ended while asked (it is stopped) */
+	char said[16];     /* "ready", "none", "failed" */
+};
 struct judge {
 	struct proc_srv srv;
 	int pid;   /* the running judge's, for the record */
 	long jobs; /* jobs the running judge answered */
 	long starts;
+	struct spare_ask sp;
 };
 static struct judge judges[2]; /* [0] c, [1] cuda */
 static char stage_dir[PATH_MAX];
@@ -362,6 +395,76 @@ static int stage(const char *so, char *out, char *e)
 	return rc;
 }
 
+/* Whether jobs leave their spare to be asked for (spare_ask): on a GPU,
+ * or where KSCI_JUDGE_SPARE is "asked" ("after": the judge starts it after
+ * its answer, as on a CPU, where nothing is locked). */
+static int spare_asked(int gpu)
+{
+	const char *v = getenv("KSCI_JUDGE_SPARE");
+	if (v && strcmp(v, "asked") == 0)
+		return 1;
+	if (v && strcmp(v, "after") == 0)
+		return 0;
+	return gpu;
+}
+
+static void *spare_thread(void *arg)
+{
+	struct judge *jd = arg;
+	struct spare_ask *a = &jd->sp;
+	double until = proc_now() + SPARE_YIELD_S;
+	while (!atomic_load(&a->hurry) && proc_now() < until)
+		usleep(2000);
+	int fd = gpu_lock_open();
+	/* Polled, not waited for: flock cannot be interrupted by a hurry. */
+	while (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR))
+		usleep(2000);
+	char nonce[33], line[96], om[80], em[80], e[ERRBUF];
+	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+	snprintf(line, sizeof line, "{\"op\":\"spare\",\"nonce\":\"%s\"}\n", nonce);
+	snprintf(om, sizeof om, "KSCI-RESULT %s ", nonce);
+	snprintf(em, sizeof em, "KSCI-LOG-END %s", nonce);
+	struct proc_result r;
+	int rc = proc_srv_ask(&jd->srv, line, strlen(line), om, em, a->wall_s, 1 << 16, &r, e);
+	if (rc == 0) {
+		json_t *res = find_result(r.out, nonce);
+		const char *v = json_string_value(json_object_get(res, "spare"));
+		snprintf(a->said, sizeof a->said, "%s", v ? v : "?");
+		json_decref(res);
+	} else
+		a->ended = 1;
+	if (rc >= 0)
+		proc_result_free(&r);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* After a job's answer (its lock let go): ask for the spare in a thread. */
+static void spare_ask(struct judge *jd, const struct eval_opts *o)
+{
+	struct spare_ask *a = &jd->sp;
+	if (a->running || !jd->srv.pid)
+		return;
+	atomic_store(&a->hurry, 0);
+	a->wall_s = o->timeout_s > 0 ? o->timeout_s : 60;
+	a->ended = 0, a->said[0] = '\0';
+	a->running = pthread_create(&a->th, NULL, spare_thread, jd) == 0;
+}
+
+/* Before anything else talks to the judge: the spare's exchange done. */
+static void spare_join(struct judge *jd, const char *tool)
+{
+	struct spare_ask *a = &jd->sp;
+	if (!a->running)
+		return;
+	atomic_store(&a->hurry, 1);
+	pthread_join(a->th, NULL);
+	a->running = 0;
+	if (a->ended && tool)
+		fprintf(stderr, "%s: the judge (pid %d) left while its spare started; starting another\n", tool, jd->pid);
+}
+
 /* One job on the back end's judge, started (or restarted) as needed.  A
  * judge that dies between jobs (killed from outside while idle), or in a job
  * without having been asked to stop, is replaced and the job asked again,
@@ -379,6 +482,7 @@ static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *ha
 	memcpy(line, jtext, n);
 	line[n] = '\n', line[n + 1] = '\0';
 	int rc = -1;
+	spare_join(jd, strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime");
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!jd->srv.pid) {
 			char *prog[] = {(char *)harness, "--serve", NULL};
@@ -462,8 +566,10 @@ bad:
 
 void eval_finish(void)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		spare_join(&judges[i], NULL);
 		proc_srv_stop(&judges[i].srv);
+	}
 	if (!stage_dir[0])
 		return;
 	stage_remove(stage_dir);
@@ -537,6 +643,8 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
+	if (R->jd && spare_asked(R->gpu))
+		json_object_set_new(job, "spare_asked", json_true());
 	if (o->min_runs > 0)
 		json_object_set_new(job, "min_runs", json_integer(o->min_runs));
 	if (o->max_runs > 0)
@@ -582,6 +690,8 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	free(jtext);
 	if (lock >= 0)
 		close(lock);
+	if (R->jd && spare_asked(R->gpu))
+		spare_ask(R->jd, o);
 	if (rc < 0) {
 		json_decref(seeds);
 		return NULL;

@@ -1785,16 +1785,18 @@ static struct keep {
 	 * timing. */
 	struct kid spare;
 	int spare_on;
+	int spare_ready;               /* waited for already (harness_spare_now): stopped, ready */
 	struct kid_opts spare_ko;      /* what it was started with (its lib: JCTL_LATER) */
 	int spare_want;                /* start one after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
+	int spare_asked;               /* the last job said "spare_asked": only harness_spare_now starts it */
 } K = {.arena_fd = -1};
 
 static void spare_drop(void)
 {
 	if (K.spare_on)
 		kid_end(&K.spare);
-	K.spare_on = 0;
+	K.spare_on = 0, K.spare_ready = 0;
 }
 
 /* After a job that ended well: a spare for the next one, started with the
@@ -1806,6 +1808,7 @@ static void spare_start(const struct kid_opts *ko)
 		return;
 	K.spare_ko = *ko;
 	K.spare_ko.lib = JCTL_LATER;
+	K.spare_ready = 0;
 	if (kid_spawn(&K.spare, kid_role[K_CAND], &K.spare_ko, e) == 0)
 		K.spare_on = 1;
 	else
@@ -1814,9 +1817,29 @@ static void spare_start(const struct kid_opts *ko)
 
 void harness_after_job(void)
 {
-	if (K.spare_want)
+	if (K.spare_want && !K.spare_asked) {
 		spare_start(&K.spare_want_ko);
+		K.spare_want = 0;
+	}
+}
+
+const char *harness_spare_now(double deadline, char *e)
+{
+	e[0] = '\0';
+	if (!K.spare_want || K.spare_on)
+		return K.spare_on ? "ready" : "none";
 	K.spare_want = 0;
+	spare_start(&K.spare_want_ko);
+	if (!K.spare_on) {
+		errf(e, "the spare could not be started");
+		return "failed";
+	}
+	if (kid_ready(&K.spare, deadline, e) < 0) {
+		spare_drop();
+		return "failed";
+	}
+	K.spare_ready = 1;
+	return "ready";
 }
 
 /* The spare as this job's candidate child, where it was started as this
@@ -1827,15 +1850,17 @@ static int spare_take(struct job *J, int procs)
 {
 	const struct kid_opts *a = &K.spare_ko, *b = &J->ko;
 	char e[ERRBUF];
+	/* One made ready already (harness_spare_now) is stopped: kid_ready
+	 * would wait for a stop that was reported before; only its death is news. */
 	if (!K.on || !K.spare_on || procs != 1 || K.spare.dead || a->arena_fd != b->arena_fd || a->cpu_s != b->cpu_s ||
-	    strcmp(a->self, b->self) != 0 || kid_ready(&K.spare, J->deadline, e) < 0) {
+	    strcmp(a->self, b->self) != 0 || (K.spare_ready ? !kid_alive(&K.spare) : kid_ready(&K.spare, J->deadline, e) < 0)) {
 		spare_drop();
 		return 0;
 	}
 	J->kid[K_CAND][0] = K.spare;
 	J->nrep[K_CAND] = 1, J->have[K_CAND] = 1, J->spare = 1;
 	J->reused[K_CAND] = 1; /* ready and stopped already: kids_ready passes it */
-	K.spare_on = 0;
+	K.spare_on = 0, K.spare_ready = 0;
 	return 1;
 }
 
@@ -2124,6 +2149,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	 * that forking the judge is not part of this job's time. */
 	K.spare_want = K.on && ok && !J.fail && spare_next;
 	K.spare_want_ko = J.ko;
+	K.spare_asked = json_is_true(json_object_get(J.j, "spare_asked"));
 	if (K.on && ok && !J.fail) {
 		K.arena = J.arena, K.arena_bytes = J.arena_bytes;
 		memcpy(K.handle, J.handle, sizeof K.handle);

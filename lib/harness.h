@@ -34,5 +34,13 @@ void harness_keep(int on);
  * child the next job will load its candidate into, where the job asked for
  * one (harness.c), so that its start is not part of this job's time. */
 void harness_after_job(void);
+/* A job that said "spare_asked": true leaves its spare to this, which the
+ * judge runs when its caller asks ({"op": "spare"}, kharness --serve): on a
+ * GPU the caller asks while it holds the GPU lock (shared), so that no
+ * device context is made while another process times (docs/harness.md).
+ * Starts the spare the last job wanted and waits until it is ready (until
+ * deadline, proc_now() seconds): "ready", "none" (the last job wanted
+ * none), or "failed" (e says why; the next job starts its own child). */
+const char *harness_spare_now(double deadline, char *errbuf);
 
 #endif

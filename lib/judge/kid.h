@@ -65,6 +65,8 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 void kid_log_tail(struct kid *k, char *buf, size_t n);
 /* The end of the child's log (whole lines, at most n-1 bytes), cleaned the same way. */
 void kid_log_text(struct kid *k, char *buf, size_t n);
+/* Whether a stopped child is still there (an exit is reaped and noted). */
+int kid_alive(struct kid *k);
 void kid_end(struct kid *k);
 
 #endif

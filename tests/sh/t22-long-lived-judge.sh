@@ -114,6 +114,46 @@ wait "$kv"
 expect_eq "spare-died-candidate-crashed: the next candidate verified, in a child of its own" "a:verified:fresh b:verified:fresh" \
 	"$(jq -r '[.id, .status, .verify.candidate_child] | join(":")' sd.nd | xargs)"
 
+# --- the spare asked for under the GPU lock ------------------------------------
+# (docs/harness.md "The spare"): on a GPU a job leaves its spare to the tool,
+# which asks for it when it holds the GPU lock shared, so that no device
+# context is made while a job (which holds it exclusively) runs: kverify's
+# spare made its context while ktime timed the same candidate, and matmul's
+# first size came out noisy on an H100 (spare-made-while-the-other-stage-timed).
+# KSCI_JUDGE_SPARE=asked does on the c back end what a GPU does; the test
+# holds the lock exclusively as another stage's job would.
+export KSCI_GPU_LOCK_DIR=$T/locks
+mkdir -p "$KSCI_GPU_LOCK_DIR"
+KSCI_JUDGE_SPARE=asked kverify <c.nd >va.nd 2>va.err
+expect_eq "spare asked: the same children as a spare started after the answer" \
+	"a:fresh b:spare segv:spare c:fresh loop:spare d:fresh" "$(jq -r '.id + ":" + .verify.candidate_child' va.nd | xargs)"
+rm -f held go2
+( exec 9>"$KSCI_GPU_LOCK_DIR/ksci-gpu-0.lock" && flock -x 9 && touch held && while [ ! -e go2 ]; do sleep 0.05; done ) &
+holder=$!
+for _ in $(seq 600); do [ -e held ] && break; sleep 0.1; done # at most 60 s
+mkfifo ina.fifo
+KSCI_JUDGE_SPARE=asked kverify <ina.fifo >sa.nd 2>sa.err &
+kv=$!
+exec 7>ina.fifo
+jq -c 'select(.id == "a")' c.nd >&7
+for _ in $(seq 600); do [ -s sa.nd ] && break; sleep 0.1; done # the first record out (at most 60 s)
+jq -c 'select(.id == "b")' c.nd >&7
+sleep 1 # a spare started without the lock would be there by now
+spares=""
+for k in $(descendants "$kv"); do
+	case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate - "*) spares="$spares $k" ;; esac
+done
+expect_eq "spare-made-while-the-other-stage-timed: no spare while another holds the lock" "" "$(xargs <<<"$spares")"
+expect_eq "the next record waits for the lock (and its spare)" 1 "$(wc -l <sa.nd)"
+touch go2
+wait "$holder"
+exec 7>&-
+wait "$kv"
+expect_eq "spare asked: kverify exit 0" 0 $?
+expect_eq "with the lock let go, the spare was made and served the next record" "a:verified:fresh b:verified:spare" \
+	"$(jq -r '[.id, .status, .verify.candidate_child] | join(":")' sa.nd | xargs)"
+unset KSCI_GPU_LOCK_DIR
+
 # --- judge-killed-record-lost ------------------------------------------------
 gen s1 slow.c "// 1" | kcompile >s.nd
 kverify --unsafe-no-sandbox <s.nd >k.nd 2>k.err &

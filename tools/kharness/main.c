@@ -21,12 +21,17 @@
 #include "err.h"
 #include "harness.h"
 #include "judge/child.h"
+#include "proc.h"
 #include "rec.h"
 #include "tool.h"
 
 #ifdef KSCI_WITH_CUDA
 extern const struct dev_ops dev_cuda;
 #endif
+
+/* How long a spare may take to be ready when asked for (a device context
+ * took 0.1-0.35 s on an H100). */
+#define SPARE_START_S 30.0
 
 /* One job: its result line on stdout.  KSCI_EXIT_OK, or KSCI_EXIT_FATAL
  * (after saying why on stderr, with no result) when it could not run; *st:
@@ -66,6 +71,25 @@ static int run_job(json_t *job, const char **st)
 	return KSCI_EXIT_OK;
 }
 
+/* {"op": "spare", "nonce": N}: the spare the last job left to its caller
+ * (harness_spare_now), answered as a job is, with what became of it. */
+static void spare_now(const char *nonce)
+{
+	char e[ERRBUF];
+	double t0 = proc_now();
+	const char *what = harness_spare_now(t0 + SPARE_START_S, e);
+	json_t *res = json_pack("{s:b, s:s, s:s, s:f}", "ok", 1, "status", "ok", "spare", what, "seconds", proc_now() - t0);
+	if (e[0])
+		json_object_set_new(res, "message", json_string(e));
+	printf("KSCI-RESULT %s ", nonce);
+	json_dumpf(res, stdout, JSON_COMPACT);
+	printf("\n");
+	fflush(stdout);
+	json_decref(res);
+	fprintf(stderr, "KSCI-LOG-END %s\n", nonce);
+	fflush(stderr);
+}
+
 /* --serve: jobs one per line until end of input, or until one that leaves
  * the judge in doubt. */
 static int serve(void)
@@ -88,6 +112,12 @@ static int serve(void)
 		char nonce[80];
 		const char *nv = json_string_value(json_object_get(job, "nonce"));
 		snprintf(nonce, sizeof nonce, "%s", nv ? nv : "-");
+		const char *op = json_string_value(json_object_get(job, "op"));
+		if (op && strcmp(op, "spare") == 0) {
+			spare_now(nonce);
+			json_decref(job);
+			continue;
+		}
 		rc = run_job(job, &st);
 		json_decref(job);
 		if (rc != KSCI_EXIT_OK)
