@@ -1790,7 +1790,18 @@ static struct keep {
 	int spare_want;                /* start one after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
 	int spare_asked;               /* the last job said "spare_asked": only harness_spare_now starts it */
+	/* Such a job's candidate children, stopped since its answer: ended by
+	 * harness_spare_now, under the caller's lock, or else before the next job. */
+	struct kid done[KID_REPLICAS];
+	int ndone;
 } K = {.arena_fd = -1};
+
+static void done_end(void)
+{
+	for (int r = 0; r < K.ndone; r++)
+		kid_end(&K.done[r]);
+	K.ndone = 0;
+}
 
 static void spare_drop(void)
 {
@@ -1826,10 +1837,13 @@ void harness_after_job(void)
 const char *harness_spare_now(double deadline, char *e)
 {
 	e[0] = '\0';
-	if (!K.spare_want || K.spare_on)
+	if (!K.spare_want || K.spare_on) {
+		done_end();
 		return K.spare_on ? "ready" : "none";
+	}
 	K.spare_want = 0;
 	spare_start(&K.spare_want_ko);
+	done_end(); /* while the spare starts */
 	if (!K.spare_on) {
 		errf(e, "the spare could not be started");
 		return "failed";
@@ -1925,11 +1939,19 @@ static void keep_put(struct job *J, int ok)
 	 * the other stage's timing (on an H100 a cached softmax candidate's
 	 * confirmation disagreed with its earlier timing 18 times in 24 where
 	 * the stages ran side by side, against 0 in 24 with this order;
-	 * docs/gpu.md). */
+	 * docs/gpu.md) — unless the job's caller asks for the spare under its
+	 * lock (spare_asked): then they end there, stopped until then, and
+	 * their 0.06 s is not part of the answer's time. */
+	int later = K.on && ok && json_is_true(json_object_get(J->j, "spare_asked"));
 	for (int w = 0; w < NKIDS; w++)
-		for (int r = 0; r < J->nrep[w]; r++)
+		for (int r = 0; r < J->nrep[w]; r++) {
+			if (later && w == K_CAND && J->have[w] && !J->kid[w][r].dead && K.ndone < KID_REPLICAS) {
+				K.done[K.ndone++] = J->kid[w][r];
+				continue;
+			}
 			if (!(K.on && ok && w != K_CAND && J->have[w] && !J->kid[w][r].dead))
 				kid_end(&J->kid[w][r]);
+		}
 	for (int w = K_BASE; w < NKIDS; w++) {
 		if (!(K.on && ok && J->have[w]))
 			continue;
@@ -2064,6 +2086,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	const char *tname = json_string_value(json_object_get(job, "task"));
 	t_start = proc_now();
 	jobs_served++;
+	done_end(); /* the last job's candidate, where its spare was not asked for */
 	/* Not dumpable: a child cannot ptrace the judge or open its /proc files. */
 	prctl(PR_SET_DUMPABLE, 0);
 	if (!mode || !tname) {

@@ -45,7 +45,7 @@ done
 # stays unsanitised: ASan's shadow memory cannot live under the harness's
 # address-space limit, and it runs only task and candidate code).
 if [ -d "$B/san/bin" ]; then
-	for t in t10-stages t12-sandbox t13-cache-integrity t14-judge-attacks t15-archive t16-transient-failures t18-kcompile-jobs t19-early-rejection t20-kselect t39-kgen-jobs t41-compose t42-implausible t21-kselect-summary t30-kgen t30-kgen-llm t31-redact t60-report t40-cuda t44-nvcc-steps; do
+	for t in t10-stages t12-sandbox t13-cache-integrity t14-judge-attacks t15-archive t16-transient-failures t18-kcompile-jobs t19-early-rejection t20-kselect t39-kgen-jobs t41-compose t42-implausible t21-kselect-summary t30-kgen t30-kgen-llm t31-redact t60-report t40-cuda t44-nvcc-steps t22-long-lived-judge; do
 		[ -f "$ROOT/tests/sh/$t.sh" ] &&
 			run "sh+asan $t.sh" env KSCIBIN="$B/san/bin" KSCI_HARNESS_DIR="$B/bin" bash "$ROOT/tests/sh/$t.sh"
 	done

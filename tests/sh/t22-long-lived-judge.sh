@@ -150,6 +150,11 @@ spares_of() { # PID: its candidate spares, sorted
 	done | sort | xargs
 }
 before=$(spares_of "$kv") # one made before the lock was held, or none
+kept=0 # a's candidate child, stopped since the answer, ends with the spare's exchange
+for k in $(descendants "$kv"); do
+	case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate /"*) kept=$((kept + 1)) ;; esac
+done
+expect_eq "the answered candidate's child ends under the lock, with the spare's exchange" "$([ -n "$before" ] && echo 0 || echo 1)" "$kept"
 jq -c 'select(.id == "b")' c.nd >&7
 jq -c 'select(.id == "c")' c.nd >&7
 sleep 1 # a spare started without the lock would be there by now
