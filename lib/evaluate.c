@@ -252,6 +252,7 @@ struct spare_ask {
 	pthread_t th;
 	int running;       /* a thread to join */
 	atomic_int hurry;  /* the next job waits: no more yielding */
+	atomic_int cancel; /* the tool is ending: no spare is wanted any more */
 	double wall_s;     /* the exchange's deadline */
 	int ended;         /* the judge ended while asked (it is stopped) */
 	char said[16];     /* "ready", "none", "failed" */
@@ -423,10 +424,16 @@ static void *spare_thread(void *arg)
 	double until = proc_now() + SPARE_YIELD_S;
 	while (!atomic_load(&a->hurry) && proc_now() < until)
 		usleep(2000);
-	int fd = gpu_lock_open();
-	/* Polled, not waited for: flock cannot be interrupted by a hurry. */
-	while (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR))
+	int fd = atomic_load(&a->cancel) ? -1 : gpu_lock_open();
+	/* Polled, not waited for: flock cannot be interrupted by a cancel. */
+	while (fd >= 0 && !atomic_load(&a->cancel) && flock(fd, LOCK_SH | LOCK_NB) != 0 &&
+	       (errno == EWOULDBLOCK || errno == EINTR))
 		usleep(2000);
+	if (atomic_load(&a->cancel)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
 	char nonce[33], line[96], om[80], em[80], e[ERRBUF];
 	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
 	snprintf(line, sizeof line, "{\"op\":\"spare\",\"nonce\":\"%s\"}\n", nonce);
@@ -455,18 +462,22 @@ static void spare_ask(struct judge *jd, const struct eval_opts *o)
 	if (a->running || !jd->srv.pid)
 		return;
 	atomic_store(&a->hurry, 0);
+	atomic_store(&a->cancel, 0);
 	a->wall_s = o->timeout_s > 0 ? o->timeout_s : 60;
 	a->ended = 0, a->said[0] = '\0';
 	a->running = pthread_create(&a->th, NULL, spare_thread, jd) == 0;
 }
 
-/* Before anything else talks to the judge: the spare's exchange done. */
+/* Before anything else talks to the judge: the spare's exchange done
+ * (tool NULL: the tool is ending, the exchange is dropped if not begun). */
 static void spare_join(struct judge *jd, const char *tool)
 {
 	struct spare_ask *a = &jd->sp;
 	if (!a->running)
 		return;
 	atomic_store(&a->hurry, 1);
+	if (!tool)
+		atomic_store(&a->cancel, 1);
 	pthread_join(a->th, NULL);
 	a->running = 0;
 	if (a->ended && tool)

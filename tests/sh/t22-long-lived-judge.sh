@@ -168,6 +168,25 @@ expect_eq "spare asked: kverify exit 0" 0 $?
 expect_eq "spare-made-while-the-other-stage-timed: no spare started while another held the lock" "$before" "$during"
 expect_eq "with the lock let go, the spare was made and served the next record" "a:verified:fresh b:verified c:verified:spare" \
 	"$(jq -r '[.id, .status, (if .id == "b" then empty else .verify.candidate_child end)] | join(":")' sa.nd | xargs)"
+# spare-kept-the-ending-tool-waiting: a tool whose input has ended does not
+# wait for the lock to ask for a spare no job will use.
+rm -f held go2
+mkfifo inc.fifo
+KSCI_JUDGE_SPARE=asked kverify <inc.fifo >sc.nd 2>sc.err &
+kv=$!
+exec 7>inc.fifo
+jq -c 'select(.id == "a")' c.nd >&7
+for _ in $(seq 600); do [ -s sc.nd ] && break; sleep 0.1; done # the record out (at most 60 s)
+( exec 7>&- 9>"$KSCI_GPU_LOCK_DIR/ksci-gpu-0.lock" && flock -x 9 && touch held && while [ ! -e go2 ]; do sleep 0.05; done ) &
+holder=$!
+for _ in $(seq 600); do [ -e held ] && break; sleep 0.1; done # at most 60 s
+exec 7>&-
+for _ in $(seq 600); do kill -0 "$kv" 2>/dev/null || break; sleep 0.1; done # at most 60 s
+ok "spare-kept-the-ending-tool-waiting: kverify ended while another held the lock" sh -c "! kill -0 $kv 2>/dev/null"
+touch go2
+wait "$holder"
+wait "$kv"
+expect_eq "and its record is out, verified" "a:verified" "$(jq -r '.id + ":" + .status' sc.nd)"
 unset KSCI_GPU_LOCK_DIR
 
 # --- judge-killed-record-lost ------------------------------------------------
