@@ -23,8 +23,20 @@ expect_eq "--stop-slower 0.18: the 32x slower one is slow, the seed's copy timed
 ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.18 and .bound == 0.18 and
 	.candidate_median_us > .seed_median_us and .batches >= 10 and (.size | type) == "object"' t.nd
 ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.180x; timing stopped")' t.nd
-ok "slow: stopped at each of its two sizes (slow_sizes), none finished, no speed-up over all sizes" \
-	jq -se '.[0].time | (.slow_sizes | length) == 2 and .sizes == [] and (has("speedup_vs_seed") | not)' t.nd
+# Stopped at a size, it goes on to the next, where it is stopped again — as a
+# rule (both sizes in slow_sizes), but the stop is decided once, on the
+# first 12 batches' medians, and under the load of `make check` beside two
+# busy loops one run of 3771 tests saw a size of it not stopped (the record
+# was not kept; slow-size-finished-under-load).  A size it finished must then
+# be one whose speed-up was not below the bound when it was checked.
+slow_both='.[0].time | (.slow_sizes | length) >= 1 and (.slow_sizes | length) + (.sizes | length) == 2
+	and all(.sizes[]; .speedup_vs_seed >= 0.18) and (has("speedup_vs_seed") | not)'
+ok "slow: stopped at a size and went on to the other, stopped there too or finished only above the bound; no speed-up over all sizes" \
+	jq -se "$slow_both" t.nd
+# Where it was not stopped at both (or the check failed): what it was.
+[ "$(jq -s '.[0].time.slow_sizes | length' t.nd)" = 2 ] || jq -c '{id, status, slow_sizes: .time.slow_sizes,
+	sizes: [.time.sizes[]? | {size, speedup_vs_seed, candidate: .candidate.median_us, seed: .seed.median_us}]}' t.nd |
+	sed 's/^/# not stopped at both sizes: /'
 ktime --budget 0.3 --stop-slower 0.18 --best 32 <v.nd >t4.nd 2>/dev/null
 expect_eq "--best 32: both below 0.18 x 32 = 5.76x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
 # --best-sizes: a size's own best bounds it (slower-at-one-size-stopped-at-
