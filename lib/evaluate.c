@@ -151,8 +151,9 @@ static json_t *find_result(const char *out, const char *nonce)
  * timing cross-check called 2 of 64 honest softmax children on an H100
  * `wrong` for it (docs/gpu.md).  Every GPU job holds an exclusive flock on
  * a file named after the device, in $KSCI_GPU_LOCK_DIR (default /tmp, which
- * every process of the host shares), for the whole job; *waited: seconds it
- * waited.  The fd to close, or -1 where no lock could be made (said once). */
+ * every process of the host shares), for the whole job (the spare's start
+ * holds it shared: spare_ask).  The lock file, open; -1 where it cannot be
+ * opened (said once). */
 static int gpu_lock_open(void)
 {
 	const char *dir = getenv("KSCI_GPU_LOCK_DIR"), *vis = getenv("CUDA_VISIBLE_DEVICES"),
@@ -174,12 +175,14 @@ static int gpu_lock_open(void)
 			*c = '_';
 	snprintf(p, sizeof p, "%s/ksci-gpu-%s.lock", dir && *dir ? dir : "/tmp", name);
 	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	static int said;
-	if (fd < 0 && !said++)
+	static atomic_int said; /* once, from either thread (spare_thread opens it too) */
+	if (fd < 0 && atomic_fetch_add(&said, 1) == 0)
 		fprintf(stderr, "ksci: cannot open the GPU lock %s: %s; timing without it\n", p, strerror(errno));
 	return fd;
 }
 
+/* The lock taken exclusively; *waited: seconds it waited.  The fd to
+ * close, or -1 where no lock could be made. */
 static int gpu_lock(double *waited)
 {
 	int fd = gpu_lock_open();
