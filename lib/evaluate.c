@@ -123,6 +123,20 @@ static const char *top_status(const char *mode, const char *st)
 	return ST_CRASHED;
 }
 
+/* A fresh nonce for one exchange with a harness: 32 hex digits (out: 33 bytes). */
+static void nonce_new(char *out)
+{
+	snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+}
+
+/* The lines that end a long-lived judge's answer to the exchange of nonce:
+ * its result on stdout (om), its log's end on stderr (em); 80 bytes each. */
+static void judge_marks(const char *nonce, char *om, char *em)
+{
+	snprintf(om, 80, "KSCI-RESULT %s ", nonce);
+	snprintf(em, 80, "KSCI-LOG-END %s", nonce);
+}
+
 /* Find our result line; NULL if the harness printed none. */
 static json_t *find_result(const char *out, const char *nonce)
 {
@@ -258,7 +272,6 @@ struct spare_ask {
 	atomic_int cancel; /* the tool is ending: no spare is wanted any more */
 	double wall_s;     /* the exchange's deadline */
 	int ended;         /* the judge ended while asked (it is stopped) */
-	char said[16];     /* "ready", "none", "failed" */
 };
 struct judge {
 	struct proc_srv srv;
@@ -416,8 +429,7 @@ static int spare_asked(int gpu)
  * back end where KSCI_JUDGE_SPARE is "asked", which does there all a GPU does. */
 static int locked(int gpu)
 {
-	const char *v = getenv("KSCI_JUDGE_SPARE");
-	return gpu || (v && strcmp(v, "asked") == 0);
+	return gpu || spare_asked(0);
 }
 
 static void *spare_thread(void *arg)
@@ -438,19 +450,14 @@ static void *spare_thread(void *arg)
 		return NULL;
 	}
 	char nonce[33], line[96], om[80], em[80], e[ERRBUF];
-	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+	nonce_new(nonce);
+	judge_marks(nonce, om, em);
 	snprintf(line, sizeof line, "{\"op\":\"spare\",\"nonce\":\"%s\"}\n", nonce);
-	snprintf(om, sizeof om, "KSCI-RESULT %s ", nonce);
-	snprintf(em, sizeof em, "KSCI-LOG-END %s", nonce);
+	/* What became of the spare is the next job's concern (none: it starts
+	 * a child of its own); only a judge that ended is news here. */
 	struct proc_result r;
 	int rc = proc_srv_ask(&jd->srv, line, strlen(line), om, em, a->wall_s, 1 << 16, &r, e);
-	if (rc == 0) {
-		json_t *res = find_result(r.out, nonce);
-		const char *v = json_string_value(json_object_get(res, "spare"));
-		snprintf(a->said, sizeof a->said, "%s", v ? v : "?");
-		json_decref(res);
-	} else
-		a->ended = 1;
+	a->ended = rc != 0;
 	if (rc >= 0)
 		proc_result_free(&r);
 	if (fd >= 0)
@@ -467,7 +474,7 @@ static void spare_ask(struct judge *jd, const struct eval_opts *o)
 	atomic_store(&a->hurry, 0);
 	atomic_store(&a->cancel, 0);
 	a->wall_s = o->timeout_s > 0 ? o->timeout_s : 60;
-	a->ended = 0, a->said[0] = '\0';
+	a->ended = 0;
 	a->running = pthread_create(&a->th, NULL, spare_thread, jd) == 0;
 }
 
@@ -495,8 +502,7 @@ static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *ha
 		     const char *nonce, struct proc_result *r, char *e)
 {
 	char om[80], em[80];
-	snprintf(om, sizeof om, "KSCI-RESULT %s ", nonce);
-	snprintf(em, sizeof em, "KSCI-LOG-END %s", nonce);
+	judge_marks(nonce, om, em);
 	size_t n = strlen(jtext);
 	char *line = malloc(n + 2);
 	if (!line)
@@ -504,7 +510,6 @@ static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *ha
 	memcpy(line, jtext, n);
 	line[n] = '\n', line[n + 1] = '\0';
 	int rc = -1;
-	spare_join(jd, strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime");
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!jd->srv.pid) {
 			char *prog[] = {(char *)harness, "--serve", NULL};
@@ -621,7 +626,7 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	const struct eval_opts *o = R->o;
 	int timing = strcmp(o->mode, "time") == 0;
 	char nonce[33];
-	snprintf(nonce, sizeof nonce, "%016" PRIx64 "%016" PRIx64, rng_os_seed(), rng_os_seed());
+	nonce_new(nonce);
 	json_t *seeds = json_array();
 	int nseeds = timing ? 2 * (int)json_array_size(task_bench(R->t, R->backend)) : (o->nseeds > 0 ? o->nseeds : 3);
 	for (int i = 0; i < nseeds; i++) {

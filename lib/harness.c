@@ -1789,7 +1789,7 @@ static struct keep {
 	struct kid_opts spare_ko;      /* what it was started with (its lib: JCTL_LATER) */
 	int spare_want;                /* start one after this job's answer (harness_after_job), with: */
 	struct kid_opts spare_want_ko;
-	int spare_asked;               /* the last job said "spare_asked": only harness_spare_now starts it */
+	int spare_asked;               /* this (or the last) job said "spare_asked": only harness_spare_now starts it */
 	/* Such a job's candidate children, stopped since its answer: ended by
 	 * harness_spare_now, under the caller's lock, or else before the next job. */
 	struct kid done[KID_REPLICAS];
@@ -1942,7 +1942,7 @@ static void keep_put(struct job *J, int ok)
 	 * docs/gpu.md) — unless the job's caller asks for the spare under its
 	 * lock (spare_asked): then they end there, stopped until then, and
 	 * their 0.06 s is not part of the answer's time. */
-	int later = K.on && ok && json_is_true(json_object_get(J->j, "spare_asked"));
+	int later = K.on && ok && K.spare_asked;
 	for (int w = 0; w < NKIDS; w++)
 		for (int r = 0; r < J->nrep[w]; r++) {
 			if (later && w == K_CAND && J->have[w] && !J->kid[w][r].dead && K.ndone < KID_REPLICAS) {
@@ -2167,12 +2167,12 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	if (json_is_object(r))
 		json_object_set_new(r, "candidate_child", json_string(J.spare ? "spare" : "fresh"));
 	int spare_next = J.have[K_CAND] && J.nrep[K_CAND] == 1;
+	K.spare_asked = json_is_true(json_object_get(J.j, "spare_asked"));
 	keep_put(&J, ok && !J.fail);
 	/* The spare is started after the answer is out (harness_after_job), so
 	 * that forking the judge is not part of this job's time. */
 	K.spare_want = K.on && ok && !J.fail && spare_next;
 	K.spare_want_ko = J.ko;
-	K.spare_asked = json_is_true(json_object_get(J.j, "spare_asked"));
 	if (K.on && ok && !J.fail) {
 		K.arena = J.arena, K.arena_bytes = J.arena_bytes;
 		memcpy(K.handle, J.handle, sizeof K.handle);

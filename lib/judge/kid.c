@@ -177,20 +177,7 @@ int kid_ready(struct kid *k, double deadline, char *e)
 	return -1;
 }
 
-int kid_alive(struct kid *k)
-{
-	if (k->dead || k->pid <= 0)
-		return 0;
-	int st;
-	pid_t r;
-	while ((r = waitpid(k->pid, &st, WNOHANG)) < 0 && errno == EINTR)
-		;
-	if (r == k->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
-		k->dead = 1, k->wstatus = st;
-		return 0;
-	}
-	return r == 0;
-}
+int kid_alive(struct kid *k) { return k->pid > 0 && alive(k); }
 
 int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, double *wall, char *e)
 {
