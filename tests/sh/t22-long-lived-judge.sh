@@ -88,6 +88,12 @@ descendants() { # PID: every process below it
 	local k
 	for k in $(ps -o pid= --ppid "$1"); do echo "$k"; descendants "$k"; done
 }
+kids_of() { # PID WHAT: the processes below PID whose command line has WHAT, sorted, on one line
+	local k
+	for k in $(descendants "$1"); do
+		case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"$2"*) echo "$k" ;; esac
+	done | sort | xargs
+}
 mkfifo in.fifo
 kverify <in.fifo >sd.nd 2>sd.err &
 kv=$!
@@ -98,10 +104,7 @@ for _ in $(seq 600); do [ -s sd.nd ] && break; sleep 0.1; done # the first recor
 # 60 s), then kill it.
 spares=""
 for _ in $(seq 600); do
-	spares=""
-	for k in $(descendants "$kv"); do
-		case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate - "*) spares="$spares $k" ;; esac
-	done
+	spares=$(kids_of "$kv" "--child candidate - ")
 	[ "$(wc -w <<<"$spares")" -ge 1 ] && break
 	sleep 0.1
 done
@@ -124,6 +127,15 @@ expect_eq "spare-died-candidate-crashed: the next candidate verified, in a child
 # holds the lock exclusively as another stage's job would.
 export KSCI_GPU_LOCK_DIR=$T/locks
 mkdir -p "$KSCI_GPU_LOCK_DIR"
+# hold_lock: a process (in $holder) holds the lock exclusively, as another
+# stage's job would, from its return until the file go2 exists; it keeps no
+# copy of the feeding fifo (fd 7), whose end the tool must see.
+hold_lock() {
+	rm -f held go2
+	( exec 7>&- 9>"$KSCI_GPU_LOCK_DIR/ksci-gpu-0.lock" && flock -x 9 && touch held && while [ ! -e go2 ]; do sleep 0.05; done ) &
+	holder=$!
+	for _ in $(seq 600); do [ -e held ] && break; sleep 0.1; done # at most 60 s
+}
 # A job holds the lock while the tool waits for its spare's exchange, which
 # needs it shared: the two in one tool must not wait for each other
 # (spare-asked-under-the-job's-own-lock: every GPU pipeline hung there).
@@ -131,7 +143,6 @@ KSCI_JUDGE_SPARE=asked timeout 120 kverify <c.nd >va.nd 2>va.err
 expect_eq "spare asked: kverify exit 0 (no deadlock with its own lock)" 0 $?
 expect_eq "spare asked: the same children as a spare started after the answer" \
 	"a:fresh b:spare segv:spare c:fresh loop:spare d:fresh" "$(jq -r '.id + ":" + .verify.candidate_child' va.nd | xargs)"
-rm -f held go2
 mkfifo ina.fifo
 KSCI_JUDGE_SPARE=asked timeout 120 kverify <ina.fifo >sa.nd 2>sa.err &
 kv=$!
@@ -140,25 +151,15 @@ jq -c 'select(.id == "a")' c.nd >&7
 for _ in $(seq 600); do [ -s sa.nd ] && break; sleep 0.1; done # the first record out (at most 60 s)
 # Another stage's job holds the lock (the judge's spare, asked for 0.1 s
 # after the answer, may have been made already: then the next one is).
-( exec 9>"$KSCI_GPU_LOCK_DIR/ksci-gpu-0.lock" && flock -x 9 && touch held && while [ ! -e go2 ]; do sleep 0.05; done ) &
-holder=$!
-for _ in $(seq 600); do [ -e held ] && break; sleep 0.1; done # at most 60 s
-spares_of() { # PID: its candidate spares, sorted
-	local k
-	for k in $(descendants "$1"); do
-		case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate - "*) echo "$k" ;; esac
-	done | sort | xargs
-}
-before=$(spares_of "$kv") # one made before the lock was held, or none
-kept=0 # a's candidate child, stopped since the answer, ends with the spare's exchange
-for k in $(descendants "$kv"); do
-	case $(tr '\0' ' ' <"/proc/$k/cmdline" 2>/dev/null) in *"--child candidate /"*) kept=$((kept + 1)) ;; esac
-done
+hold_lock
+before=$(kids_of "$kv" "--child candidate - ") # one made before the lock was held, or none
+# a's candidate child, stopped since the answer, ends with the spare's exchange
+kept=$(wc -w <<<"$(kids_of "$kv" "--child candidate /")")
 expect_eq "the answered candidate's child ends under the lock, with the spare's exchange" "$([ -n "$before" ] && echo 0 || echo 1)" "$kept"
 jq -c 'select(.id == "b")' c.nd >&7
 jq -c 'select(.id == "c")' c.nd >&7
 sleep 1 # a spare started without the lock would be there by now
-during=$(spares_of "$kv")
+during=$(kids_of "$kv" "--child candidate - ")
 expect_eq "the records after the first wait for the lock" 1 "$(wc -l <sa.nd)"
 touch go2
 wait "$holder"
@@ -170,16 +171,13 @@ expect_eq "with the lock let go, the spare was made and served the next record" 
 	"$(jq -r '[.id, .status, (if .id == "b" then empty else .verify.candidate_child end)] | join(":")' sa.nd | xargs)"
 # spare-kept-the-ending-tool-waiting: a tool whose input has ended does not
 # wait for the lock to ask for a spare no job will use.
-rm -f held go2
 mkfifo inc.fifo
 KSCI_JUDGE_SPARE=asked kverify <inc.fifo >sc.nd 2>sc.err &
 kv=$!
 exec 7>inc.fifo
 jq -c 'select(.id == "a")' c.nd >&7
 for _ in $(seq 600); do [ -s sc.nd ] && break; sleep 0.1; done # the record out (at most 60 s)
-( exec 7>&- 9>"$KSCI_GPU_LOCK_DIR/ksci-gpu-0.lock" && flock -x 9 && touch held && while [ ! -e go2 ]; do sleep 0.05; done ) &
-holder=$!
-for _ in $(seq 600); do [ -e held ] && break; sleep 0.1; done # at most 60 s
+hold_lock
 exec 7>&-
 for _ in $(seq 600); do kill -0 "$kv" 2>/dev/null || break; sleep 0.1; done # at most 60 s
 ok "spare-kept-the-ending-tool-waiting: kverify ended while another held the lock" sh -c "! kill -0 $kv 2>/dev/null"
