@@ -5,14 +5,18 @@
 
 start_mock_llm
 
-# run ARCHIVE PROVIDER [evolve options]: seed + one generation of 2 children on softmax.
+# run ARCHIVE PROVIDER [evolve options]: seed + one generation of 2 children on
+# softmax, its transcript beside the archive (ARCHIVE without .gz, .tr.gz): one
+# run's alone (replay-answered-from-another-run: the nocode run once wrote into
+# openai's transcript, and where the replay's seed timings were nocode's, the
+# replay's plan prompt was nocode's word for word and got its answer).
 run() {
 	local a=$1 p=$2
 	shift 2
 	# --stop-slower 0: the children are timed in full whatever their speed (t19 tests early rejection)
 	# --tune 0: only the model's children (t37 tests the tune pass)
 	evolve.sh --task softmax --generations 1 --population 2 --budget 0.05 --archive "$a" --stop-slower 0 --tune 0 \
-		--provider "$p" --kgen-opt --transcript --kgen-opt "$T/$p.tr.gz" "$@" >"$T/$p.out" 2>"$T/$p.err"
+		--provider "$p" --kgen-opt --transcript --kgen-opt "${a%.gz}.tr.gz" "$@" >"${a%.gz}.out" 2>"${a%.gz}.err"
 }
 final='select(.status | IN("timed","compile_error","wrong","crashed","timeout","gen_error","invalid") | not)'
 

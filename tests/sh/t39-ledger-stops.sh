@@ -130,8 +130,16 @@ ok "kreport counts each selector call once ($nsel)" \
 	grep -q "^model calls *$(jq length a.ledger) ($nsel by the selector), 0 without a price" a.report
 
 # --- the other rules ---
-run "$T/c.gz" --generations 5 --max-tokens 1
+# Its own caches (max-tokens-answers-from-an-earlier-run): with a.gz's, the
+# time cache confirms the seed and gives it a.gz's figures whenever the two
+# timings agree, so generation 1's prompts are a.gz's, every answer comes from
+# the answer cache, no token is bought and the run goes on to generation 2
+# (CI and a run under load).  --confirm-within 1e9 makes every confirmation
+# agree: with a shared cache this check fails every time, not now and then.
+KSCI_CACHE="$T/cache-c" run "$T/c.gz" --generations 5 --max-tokens 1 --ktime-opt --confirm-within --ktime-opt 1e9
 rc=$?
+expect_eq "max-tokens-answers-from-an-earlier-run: generation 1 bought its answers (no call from the cache)" 0 \
+	"$(stop_of c.gz .cached_calls)"
 expect_eq "--max-tokens: exit 0, stopped after generation 1" "0|1|max_tokens" "$rc|$(last_gen c.gz)|$(stop_of c.gz .reason)"
 ok "--max-tokens: says so on stderr" grep -q "stopped after generation 1 by --max-tokens: the ledger's [0-9]* tokens bought reached --max-tokens 1" c.gz.err
 
