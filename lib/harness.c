@@ -1068,6 +1068,90 @@ static double last_timed = -1e9;
  * GPU size is timed on past its budget (time_size). */
 #define NOISY_SEM 0.004
 
+/* The judge's exchange with a child, as a share of a batch (time_size):
+ * the batch size is grown until it is at most EXCH_SHARE of a batch of the
+ * fastest role, where the arena allows (on a GPU, batches of 20 ms against
+ * an exchange of tens of us: never binding); a size where it still came out
+ * above EXCH_SHARE_BAD of some role's median batch is held back as
+ * implausible.  Under two busy loops and four jobs on two cores a c size's
+ * exchange cost 5.9 ms against a candidate's 8 ms batch: its median
+ * (wall - exchange) was below zero, 1e-6 us a call, a speed-up of 2.5e9. */
+#define EXCH_SHARE 0.1
+#define EXCH_SHARE_BAD 0.9
+
+/* The batch sizes a size may pick: a grid of steps of about sqrt(2)
+ * (1 2 3 4 6 8 12 16 24 ...), so that runs of the same kernel mostly pick
+ * the same batch, and so the same arena (where arrays lie can move a
+ * memory-bound kernel's time).  The largest step not above want (up: the
+ * smallest not below it), none above nmax; at least 1. */
+static uint32_t batch_grid(double want, uint32_t nmax, int up)
+{
+	uint32_t n = 1;
+	for (uint32_t g = 1; g <= nmax; g = g < 2 ? 2 : (g & (g - 1)) ? g / 3 * 4 : g / 2 * 3) {
+		if (g > want)
+			return up ? g : n;
+		n = g;
+	}
+	return n;
+}
+
+/* The plausibility guard (harness.h). */
+json_t *harness_implausible(const json_t *sizes, const json_t *peak)
+{
+	size_t i;
+	json_t *size;
+	/* The plausibility guard: a candidate faster than the device's peak
+	 * allows (its bytes or flops per second above the measured copy
+	 * bandwidth or SGEMM rate) is flagged, and the selectors and the
+	 * pipelines hold it back until it is verified and timed again
+	 * (docs/tools/ktime.md, "implausible").
+	 * A kernel may outrun a memcpy (rowsum's seed, which only reads, read
+	 * at 102 % of an H100's copy rate and 100.5 % of an H200's): the bound
+	 * for bytes is the larger of the copy rate and the DRAM's rated
+	 * bandwidth (bus width x memory clock, NVML), which none can beat. */
+	double copy = jnum(peak, "copy_gbps", 0), dram = jnum(peak, "dram_gbps", 0);
+	double bw_lim = copy > 0 && dram > copy ? 100 * dram / copy : 100;
+	/* So is a size timed in batches that were mostly the judge's exchange
+	 * with its children (EXCH_SHARE_BAD): its figures are that exchange's
+	 * noise, whatever the speed-up says. */
+	json_t *imp = json_array();
+	json_array_foreach(sizes, i, size)
+	{
+		double pb = jnum(size, "pct_peak_bw", 0), pf = jnum(size, "pct_peak_flops", 0);
+		double xs = jnum(size, "exchange_share", 0);
+		if (pb > bw_lim || pf > 100 || xs > EXCH_SHARE_BAD) {
+			json_t *o = json_pack("{s:O}", "size", json_object_get(size, "size"));
+			if (pb > bw_lim)
+				json_object_set_new(o, "pct_peak_bw", json_real(pb));
+			if (pf > 100)
+				json_object_set_new(o, "pct_peak_flops", json_real(pf));
+			if (xs > EXCH_SHARE_BAD)
+				json_object_set_new(o, "exchange_share", json_real(xs));
+			json_array_append_new(imp, o);
+		}
+	}
+	if (!json_array_size(imp)) {
+		json_decref(imp);
+		return NULL;
+	}
+	const json_t *f = json_array_get(imp, 0);
+	char sz[256];
+	task_size_str(json_object_get(f, "size"), sz, sizeof sz);
+	double pb = jnum(f, "pct_peak_bw", 0), pf = jnum(f, "pct_peak_flops", 0), xs = jnum(f, "exchange_share", 0);
+	const char *more = json_array_size(imp) > 1 ? " (and other sizes)" : "";
+	json_t *msg = pb > bw_lim || pf > 100
+			      ? json_sprintf("faster than the device allows: %.0f %% of its %s at %s%s; held "
+					     "back until verified and timed again",
+					     pb > bw_lim ? pb : pf,
+					     pb > bw_lim ? (bw_lim > 100 ? "copy bandwidth peak, above the DRAM's rated bandwidth too" : "copy bandwidth peak") : "SGEMM peak",
+					     sz, more)
+			      : json_sprintf("timed in batches that were %.0f %% the judge's exchange with its child "
+					     "at %s%s (a loaded machine?): the figures are not the kernel's; held back "
+					     "until verified and timed again",
+					     100 * xs, sz, more);
+	return json_pack("{s:o, s:b, s:o}", "sizes", imp, "rechecked", 0, "message", msg);
+}
+
 /* Time the roles at one size.  NULL with *fail_res (the candidate is wrong
  * or a child failed) or e.  an: W holds the candidate and (where there is
  * one) the seed; the baseline comes from that anchor. */
@@ -1172,6 +1256,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 			goto out;
 		budget *= (double)nw / an->roles; /* each role gets as many batches as in a full run */
 	}
+	double fastest = 0; /* the fastest role's time a call, from the first guess */
+	int regrown = 0;
 	for (int pass = an ? 1 : 0; pass < 2; pass++) {
 		for (int k = 0; k < CAL_BATCHES; k++) {
 			if ((J->d->flush && J->d->flush(J->arena, (size_t)n * L.set, e) < 0) || (J->d->sync && J->d->sync(e) < 0) ||
@@ -1182,8 +1268,21 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 				goto out;
 		}
 		progress("exchange calibrated (%s)", pass ? "at the batch size" : "single calls");
-		if (pass == 1)
-			break;
+		if (pass == 1) {
+			/* The exchange at the batch size may cost more than at single
+			 * calls (a loaded CPU): grown again, twice at most.  An
+			 * anchor's batch size is its own. */
+			double need = an ? 0 : stats_exchange_calls(median_of(cal, CAL_BATCHES), fastest, EXCH_SHARE);
+			uint32_t g = n < need ? batch_grid(need, nmax, 1) : n;
+			if (g == n || regrown++ == 2)
+				break;
+			progress("the exchange over %.0f %% of a batch: %u calls", 100 * EXCH_SHARE, g);
+			n = g;
+			if (arena_ensure(J, (size_t)n * L.set, e) < 0)
+				goto out;
+			pass = 0; /* calibrate again at n */
+			continue;
+		}
 		/* A first guess from the single calls, then each role's time per
 		 * call from one batch of half that size: a single call is mostly
 		 * the exchange's cost, and a noisy guess moved the batch size
@@ -1216,12 +1315,13 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		double want = batch_s / (one > 1e-7 ? one : 1e-7);
 		if (gpu && seed_w >= 0 && per_call[seed_w] > one)
 			want = fmax(batch_s / per_call[seed_w], want / 4);
-		/* On a grid of steps of about sqrt(2) (1 2 3 4 6 8 12 16 24 ...), so
-		 * that runs of the same kernel mostly pick the same batch, and so the
-		 * same arena: where arrays lie can move a memory-bound kernel's time. */
-		n = 1;
-		for (uint32_t g = 1; g <= nmax && g <= want; g = g < 2 ? 2 : (g & (g - 1)) ? g / 3 * 4 : g / 2 * 3)
-			n = g;
+		/* On the grid; then at least enough calls for the exchange to be a
+		 * small share of the fastest role's batch. */
+		n = batch_grid(want, nmax, 0);
+		fastest = one;
+		double need = stats_exchange_calls(ovh1, one, EXCH_SHARE);
+		if (n < need)
+			n = batch_grid(need, nmax, 1);
 		if (arena_ensure(J, (size_t)n * L.set, e) < 0)
 			goto out;
 	}
@@ -1425,8 +1525,12 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	if (gpu)
 		json_object_set_new(res, "probe_us", json_pack("{s:f, s:f}", "idle", idle_probe * 1e6, "max", maxprobe * 1e6));
 	struct stats st[3];
-	for (int k = 0; k < nw; k++)
+	double share = 0; /* the exchange's largest share of a role's median batch */
+	for (int k = 0; k < nw; k++) {
 		json_object_set_new(res, W[k].name, summary(&W[k], &st[k], n));
+		share = fmax(share, stats_exchange_share(ovh, st[k].median, n));
+	}
+	json_object_set_new(res, "exchange_share", json_real(share));
 	/* Each speedup with its 95 % interval: the medians' standard errors
 	 * (order statistics of the batches) and the method's own spread between
 	 * judges (job "noise"; ktime --noise), in quadrature. */
@@ -1656,46 +1760,11 @@ static json_t *time_all(struct job *J, char *e)
 			return r;
 		}
 	}
-	/* The plausibility guard: a candidate faster than the device's peak
-	 * allows (its bytes or flops per second above the measured copy
-	 * bandwidth or SGEMM rate) is flagged, and the selectors and the
-	 * pipelines hold it back until it is verified and timed again
-	 * (docs/tools/ktime.md, "implausible").
-	 * A kernel may outrun a memcpy (rowsum's seed, which only reads, read
-	 * at 102 % of an H100's copy rate and 100.5 % of an H200's): the bound
-	 * for bytes is the larger of the copy rate and the DRAM's rated
-	 * bandwidth (bus width x memory clock, NVML), which none can beat. */
-	double copy = jnum(J->peak, "copy_gbps", 0), dram = jnum(J->peak, "dram_gbps", 0);
-	double bw_lim = copy > 0 && dram > copy ? 100 * dram / copy : 100;
-	json_t *imp = json_array();
-	json_array_foreach(sizes, i, size)
-	{
-		double pb = jnum(size, "pct_peak_bw", 0), pf = jnum(size, "pct_peak_flops", 0);
-		if (pb > bw_lim || pf > 100) {
-			json_t *o = json_pack("{s:O}", "size", json_object_get(size, "size"));
-			if (pb > bw_lim)
-				json_object_set_new(o, "pct_peak_bw", json_real(pb));
-			if (pf > 100)
-				json_object_set_new(o, "pct_peak_flops", json_real(pf));
-			json_array_append_new(imp, o);
-		}
-	}
 	json_t *r = json_pack("{s:b, s:s, s:o, s:i, s:s}", "ok", 1, "status", "ok", "sizes", sizes, "checks", J->checks,
 			      "method", "judge");
-	if (json_array_size(imp)) {
-		const json_t *f = json_array_get(imp, 0);
-		char sz[256];
-		task_size_str(json_object_get(f, "size"), sz, sizeof sz);
-		double pb = jnum(f, "pct_peak_bw", 0), pf = jnum(f, "pct_peak_flops", 0);
-		json_object_set_new(r, "implausible",
-				    json_pack("{s:O, s:b, s:o}", "sizes", imp, "rechecked", 0, "message",
-					      json_sprintf("faster than the device allows: %.0f %% of its %s at %s%s; held "
-							   "back until verified and timed again",
-							   pb > bw_lim ? pb : pf,
-							   pb > bw_lim ? (bw_lim > 100 ? "copy bandwidth peak, above the DRAM's rated bandwidth too" : "copy bandwidth peak") : "SGEMM peak", sz,
-							   json_array_size(imp) > 1 ? " (and other sizes)" : "")));
-	}
-	json_decref(imp);
+	json_t *imp = harness_implausible(sizes, J->peak);
+	if (imp)
+		json_object_set_new(r, "implausible", imp);
 	double noise = jnum(j, "noise", J->d->probe ? 0.004 : 0.05);
 	if (json_array_size(slow)) {
 		/* status slow: the sizes it was stopped at in slow_sizes (the

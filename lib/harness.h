@@ -26,6 +26,14 @@
  * the children are started from (this program). */
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *errbuf);
 
+/* The plausibility guard on a timing's sizes (each as in time.sizes):
+ * NULL where every size is plausible, else the record's time.implausible
+ * {"sizes", "rechecked": false, "message"} (the caller's): a size whose
+ * bytes or flops per second beat peak (the job's "peak": "copy_gbps",
+ * "dram_gbps"; pct_peak_bw, pct_peak_flops) or whose batches were mostly
+ * the judge's exchange with its child (exchange_share above 0.9). */
+json_t *harness_implausible(const json_t *sizes, const json_t *peak);
+
 /* A judge that serves many jobs (kharness --serve) keeps its arena and the
  * baseline's, seed's and calibration children between them (harness.c,
  * struct keep); off: each job makes and ends its own. */

@@ -86,6 +86,23 @@ int stats_xcheck_disagree(double excess_s, double batch_s)
 	return excess_s > 0.1 * batch_s + 30e-6;
 }
 
+double stats_exchange_share(double exch_s, double per_call_s, double n)
+{
+	if (!(exch_s > 0))
+		return 0;
+	double batch = n * per_call_s;
+	return exch_s / ((batch > 0 ? batch : 0) + exch_s);
+}
+
+double stats_exchange_calls(double exch_s, double per_call_s, double share)
+{
+	if (!(exch_s > 0))
+		return 1;
+	if (!(per_call_s > 0))
+		return HUGE_VAL;
+	return exch_s * (1 - share) / (share * per_call_s);
+}
+
 double stats_cv(const double *x, size_t n)
 {
 	struct stats s;

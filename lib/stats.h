@@ -26,6 +26,19 @@ double stats_geomean(const double *x, size_t n);
  * plus 30 us. */
 int stats_xcheck_disagree(double excess_s, double batch_s);
 
+/* The judge's exchange with a child (the wall it adds to every batch,
+ * measured with empty calls and subtracted) as a share of one batch of n
+ * calls of per_call_s each: exch_s / (n per_call_s + exch_s); 0 where
+ * exch_s <= 0.  Where it is large, the batch's (wall - exchange) is the
+ * exchange's noise more than the kernel (under a CPU load a c size whose
+ * exchange cost 5.9 ms gave a candidate 1e-6 us a call and a speed-up of
+ * 2.5e9). */
+double stats_exchange_share(double exch_s, double per_call_s, double n);
+/* The fewest calls a batch needs for the exchange to be at most share of
+ * it (0 < share < 1): exch_s (1 - share) / (share per_call_s); 1 where
+ * exch_s <= 0, HUGE_VAL where per_call_s <= 0. */
+double stats_exchange_calls(double exch_s, double per_call_s, double share);
+
 /* The standard error of the log of the median of x[0..n), from order
  * statistics: the interval [x(k), x(n-1-k)] that holds the median with
  * about 95 % (the binomial's normal approximation; min and max below 10

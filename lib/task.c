@@ -18,8 +18,15 @@
 
 const char *task_root(void)
 {
+	/* A relative root is made absolute: the judge binds it into the
+	 * sandbox, where the caller's directory is not (relative-tasks-dir:
+	 * kverify --tasks tasks crashed every candidate, bwrap "Can't find
+	 * source path tasks"). */
+	static char abs[PATH_MAX];
 	const char *e = getenv("KSCI_TASKS");
-	return e && *e ? e : KSCI_DATADIR "/tasks";
+	if (!e || !*e)
+		return KSCI_DATADIR "/tasks";
+	return e[0] != '/' && realpath(e, abs) ? abs : e;
 }
 
 int task_backend_ok(const char *b) { return rec_backend_known(b); }

@@ -38,6 +38,19 @@ int main(void)
 	T_OK(!stats_xcheck_disagree(25e-6, 150e-6), "a tiny kernel's batch with 25 us of host jitter agrees");
 	T_OK(stats_xcheck_disagree(4.7e-3, 5e-3), "a side-stream kernel (events saw only their own records) disagrees");
 	T_OK(stats_xcheck_disagree(1e-3, 2e-3), "half the work hidden disagrees");
+	/* exchange-dominated-speedup: the exchange's share of a batch, and the
+	 * calls a batch needs for it to be a tenth (t81's size under load: 5.9
+	 * ms of exchange; the candidate's median after it was clamped to 1e-12 s). */
+	T_OK(near(stats_exchange_share(30e-6, 1e-3, 10), 30e-6 / (10e-3 + 30e-6), 1e-12), "30 us against 10 ms of calls");
+	T_OK(stats_exchange_share(5.9e-3, 1e-12, 2) > 0.999, "a median clamped to 1e-12 s: the batch is all exchange");
+	T_OK(stats_exchange_share(5.9e-3, -1, 2) == 1, "a negative time a call counts as none");
+	T_OK(stats_exchange_share(0, 1e-3, 2) == 0 && stats_exchange_share(-1e-6, 1e-3, 2) == 0, "no exchange: 0");
+	T_OK(near(stats_exchange_calls(5.9e-3, 4e-3, 0.1), 9 * 5.9e-3 / 4e-3, 1e-12),
+	     "5.9 ms of exchange, 4 ms a call: 13.3 calls for a tenth");
+	T_OK(near(stats_exchange_share(5.9e-3, 4e-3, stats_exchange_calls(5.9e-3, 4e-3, 0.1)), 0.1, 1e-12),
+	     "…and at that many calls the share is a tenth");
+	T_OK(stats_exchange_calls(0, 4e-3, 0.1) == 1 && isinf(stats_exchange_calls(1e-3, 0, 0.1)),
+	     "no exchange: 1 call; a call of no time: no batch is enough");
 	/* The median's interval from order statistics (speedup intervals). */
 	const double six[] = {1.02, 0.98, 1.0, 1.01, 0.99, 1.0};
 	T_OK(near(stats_median_log_se(six, 6), (log(1.02) - log(0.98)) / 3.92, 1e-12),
