@@ -356,16 +356,21 @@ evolve_summary() {
 # speedup_vs_baseline, 0: none; the race's bar) and best_sizes (the best
 # speedup over the seed per benchmark size, a JSON object: ktime
 # --best-sizes); exit status 4 (damaged) or 3 when the archive cannot be
-# read completely.
+# read completely.  best and best_sizes are kept within what ktime takes
+# (1e-6..1e9; best-sizes-out-of-range: an archived 2.5e9, timed under load
+# before the harness held such sizes back, made every job of the next
+# generation exit 3 on ktime's usage error).
 evolve_read_state() {
 	local s
 	last=-1 best=1 best_id="" best_gen="" best_seed="" best_base=0 best_sizes="{}"
 	[ -s "$archive" ] || return 0
 	s=$(evolve_summary) || return
-	IFS=$'\x1f' read -r last best best_id best_gen best_seed best_base best_sizes < <(jq -r '[.last_generation,
-		(.best.speedup_vs_seed // 1 | if . > 0 then . else 1 end),
+	IFS=$'\x1f' read -r last best best_id best_gen best_seed best_base best_sizes < <(jq -r '
+		def ktime: if . > 1e9 then 1e9 elif . < 1e-6 then 1e-6 else . end;
+		[.last_generation,
+		(.best.speedup_vs_seed // 1 | if . > 0 then ktime else 1 end),
 		(.best.id // ""), (.best.generation // ""), (.best.speedup_vs_seed // ""),
-		(.best.speedup_vs_baseline // 0), (.best_sizes // {} | tojson)]
+		(.best.speedup_vs_baseline // 0), (.best_sizes // {} | map_values(ktime) | tojson)]
 		| map(tostring) | join("\u001f")' <<<"$s")
 }
 

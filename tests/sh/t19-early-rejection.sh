@@ -124,6 +124,7 @@ expect_eq "evolve.sh --stop-slower 1.5: usage error, exit 2" "2|evolve.sh: --sto
 # timed in full — under load an identical copy measured 2x off and the seed,
 # stopped as slow, left no parent (t70, 2026-11-26).
 (
+	# shellcheck disable=SC2030 # this subshell's own
 	stop_slower=0.5 best=1 best_id=""
 	. "$ROOT/pipelines/evolve-lib.sh"
 	stop_slower=0.5 best=1 best_id=""
@@ -135,6 +136,29 @@ expect_eq "evolve.sh --stop-slower 1.5: usage error, exit 2" "2|evolve.sh: --sto
 )
 expect_eq "the-seed-is-never-stopped-as-slow: no --stop-slower while nothing is timed, then the bound" \
 	"none: some:--ktime-opt --stop-slower=0.5 --ktime-opt --best=2 --ktime-opt --best-sizes={}" "$(paste -sd ' ' opts.txt)"
+# Regression (best-sizes-out-of-range): a size timed under load at 2.5e9x the
+# seed (before the harness held such sizes back) was passed as it was to
+# ktime --best-sizes, which takes 1e-6..1e9: every job of the next generation
+# exited 3 (t81 in CI).  The pipelines keep the bounds within ktime's range.
+o=$T/outlier.ndjson.gz
+zcat "$a" | jq -c 'select(.generation == 0 and .id != "claims-100x")' >"$T/o.nd"
+jq -c '.id = "0utlier0utlier00" | .generation = 1 | .parents = [] | .time.sizes[1].speedup_vs_seed = 2.5e9
+	| .time.speedup_vs_seed = 5e4 | .time.speedup_vs_seed_ci = [4e4, 6e4] | .time.speedup_vs_baseline = 5e4
+	| .time.speedup_vs_baseline_ci = [4e4, 6e4]' "$T/o.nd" >"$T/o2.nd"
+cat "$T/o.nd" "$T/o2.nd" | karchive append "$o"
+(
+	. "$ROOT/pipelines/evolve-lib.sh"
+	archive=$o task=rowsum backend=c stop_slower=0.5
+	evolve_read_state
+	evolve_time_opts
+	printf '%s\n' "${gen_time[@]}" >outlier.opts
+)
+ok "best-sizes-out-of-range: the bounds handed to ktime are within 1e-6..1e9 (the size's 2.5e9 as 1e9)" \
+	jq -Rne '[inputs | select(startswith("--best-sizes=")) | ltrimstr("--best-sizes=") | fromjson | to_entries[]
+		| .value] | length == 2 and max == 1e9 and min >= 1e-6' outlier.opts
+mapfile -t opts <outlier.opts
+zcat "$a" | jq -c 'select(.generation == 0)' | ktime --budget 0.05 "${opts[@]}" >/dev/null 2>outlier.err
+expect_eq "…and ktime takes them" 0 "$?"
 s=$T/seedonly.ndjson.gz
 evolve.sh --task rowsum --generations 0 --budget 0.05 --archive "$s" -q --stop-slower 1 2>/dev/null
 expect_eq "…end to end: the seed of generation 0 timed in full at --stop-slower 1 (bound = its own speed)" timed \
