@@ -193,9 +193,13 @@ mkdir -p "$T/tmp"
 : >"$T/hang"
 # The run in a process group of its own (job control in a subshell, whose
 # "Killed" notice goes nowhere), killed as a whole once the model hangs.
+# Its own caches, as c.gz's (killed-run-answered-from-an-earlier-run: with
+# every confirmation agreeing, generation 1's prompts were a.gz's, every
+# answer came from the cache, the model was never asked and nothing hung).
+g_opts=(--generations 1 --ktime-opt --confirm-within --ktime-opt 1e9)
 (
 	set -m
-	TMPDIR="$T/tmp" run "$T/g.gz" --generations 1 &
+	TMPDIR="$T/tmp" KSCI_CACHE="$T/cache-g" run "$T/g.gz" "${g_opts[@]}" &
 	echo "$!" >"$T/g.pgid"
 	wait
 ) 2>/dev/null &
@@ -212,7 +216,7 @@ jq -s '[foreach .[] as $l (0; if $l.kind == "generation" and $l.generation == 1 
 	select(. == 1 and $l.kind == "call") | $l)]' g.gz.ledger.ndjson >g.killed
 expect_eq "killed: its selector call(s) and its plan call are in the ledger" "true 1" \
 	"$(jq '[.[] | select(.stage == "select")] | length > 0' g.killed) $(jq '[.[] | select(.stage == "plan")] | length' g.killed)"
-run "$T/g.gz" --generations 1
+KSCI_CACHE="$T/cache-g" run "$T/g.gz" "${g_opts[@]}"
 rc=$?
 expect_eq "killed, run again: exit 0, generation 1 archived, done" "0|1|generations" \
 	"$rc|$(last_gen g.gz)|$(stop_of g.gz .reason)"
