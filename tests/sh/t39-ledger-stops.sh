@@ -136,7 +136,8 @@ ok "kreport counts each selector call once ($nsel)" \
 # the answer cache, no token is bought and the run goes on to generation 2
 # (CI and a run under load).  --confirm-within 1e9 makes every confirmation
 # agree: with a shared cache this check fails every time, not now and then.
-KSCI_CACHE="$T/cache-c" run "$T/c.gz" --generations 5 --max-tokens 1 --ktime-opt --confirm-within --ktime-opt 1e9
+agree=(--ktime-opt --confirm-within --ktime-opt 1e9)
+KSCI_CACHE="$T/cache-c" run "$T/c.gz" --generations 5 --max-tokens 1 "${agree[@]}"
 rc=$?
 expect_eq "max-tokens-answers-from-an-earlier-run: generation 1 bought its answers (no call from the cache)" 0 \
 	"$(stop_of c.gz .cached_calls)"
@@ -196,7 +197,7 @@ mkdir -p "$T/tmp"
 # Its own caches, as c.gz's (killed-run-answered-from-an-earlier-run: with
 # every confirmation agreeing, generation 1's prompts were a.gz's, every
 # answer came from the cache, the model was never asked and nothing hung).
-g_opts=(--generations 1 --ktime-opt --confirm-within --ktime-opt 1e9)
+g_opts=(--generations 1 "${agree[@]}")
 (
 	set -m
 	TMPDIR="$T/tmp" KSCI_CACHE="$T/cache-g" run "$T/g.gz" "${g_opts[@]}" &
