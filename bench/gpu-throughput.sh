@@ -46,6 +46,12 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -gt 0 ] || set -- softmax matmul
+# Each latency candidate is a distinct child: with fewer children the rest
+# of the N had no record to send and the pipe waited for ever.
+if [ "$lat" -gt "$children" ]; then
+	echo "gpu-throughput: --latency $lat needs --children $lat or more (has $children)" >&2
+	exit 2
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
@@ -112,7 +118,7 @@ latency() {
 
 for task in "$@"; do
 	export KSCI_CACHE="$tmp/cache-$task"
-	echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
+	echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1); $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \
 		'{id: "seed", task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' |
 		kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-seed.nd" 2>"$out/$task-seed.err"
