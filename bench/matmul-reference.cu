@@ -6,11 +6,14 @@
  * in double in k order, rounded to float once — reference.c's arithmetic.
  * Prints per size: the median ms, TFLOP/s, the elements whose float
  * differs from that sum (and the largest difference).  Exit 1 if any
- * element differs by more than the task's tolerance (atol 1e-3, rtol 1e-4). */
+ * element differs by more than the task's tolerance (atol 1e-3, rtol 1e-4),
+ * or a CUDA call failed (CK, bench/ck.cuh: the call is named on stderr). */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "ck.cuh"
 
 extern "C" void solve(const float* A, const float* B, float* C, int M, int N, int K);
 
@@ -40,15 +43,6 @@ static int cmp(const void* a, const void* b)
 	float x = *(const float*)a, y = *(const float*)b;
 	return x < y ? -1 : x > y;
 }
-
-#define CK(x)                                                                                     \
-	do {                                                                                      \
-		cudaError_t e_ = (x);                                                             \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "matmul-reference: %s: %s\n", #x, cudaGetErrorString(e_)); \
-			exit(2);                                                                  \
-		}                                                                                 \
-	} while (0)
 
 int main(int argc, char** argv)
 {

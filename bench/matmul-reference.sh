@@ -6,11 +6,12 @@
 # bench/matmul-reference.cu, which times its solve at the task's
 # bench_cuda sizes and a few ragged ones, and counts the elements whose
 # float differs from a one-thread-an-element k-order double sum.
-# Exit 1 if an element is outside the task's tolerance.
+# Exit 1 if an element is outside the task's tolerance or the driver failed
+# (a CUDA call named on stderr); a build that fails stops it with nvcc's status.
 #   usage: bench/matmul-reference.sh [REF.cu ...]   (on a GPU; needs nvcc)
 #   env: CUDA_HOME (default /usr/local/cuda), KSCI_CUDA_ARCH (default sm_90a)
 set -euo pipefail
-case ${1:-} in -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -gt 0 ] || set -- "$here/data/tasks/matmul/reference.cu"
 CUDA=${CUDA_HOME:-/usr/local/cuda}
