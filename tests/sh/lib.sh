@@ -65,6 +65,26 @@ skip_without_bwrap() {
 joblog_done() { awk -F '\t' 'NR > 1 && $7 == 0' "$1" 2>/dev/null | wc -l; }
 # joblog_done_seq JOBLOG: the numbers of those jobs that also took no signal, sorted.
 joblog_done_seq() { awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$1" | sort -n; }
+# joblog_added BEFORE JOBLOG: the numbers of the jobs whose lines JOBLOG
+# holds beyond BEFORE (a copy of it taken earlier), sorted as text; the word
+# "rewritten" where JOBLOG does not begin with BEFORE.
+joblog_added() {
+	local n
+	n=$(wc -c <"$1")
+	if ! head -c "$n" "$2" | cmp -s - "$1"; then
+		echo rewritten
+		return
+	fi
+	tail -c +"$((n + 1))" "$2" | awk -F '\t' '$1 ~ /^[0-9]+$/ { print $1 }' | sort
+}
+# pass_ids GDIR: the ids a generation's passes gave their spreads (fix and
+# tune rounds, composition, recheck, race), sorted: a pass runs the stages on
+# records the main step finished (kgen passes a failed record on before its
+# fix; recheck and race judge timed ones again).
+pass_ids() {
+	cat "$1"/pass-*.spread/input.ndjson "$1"/recheck.spread/input.ndjson "$1"/race/spread.*/input.ndjson 2>/dev/null |
+		jq -r '.id // empty' | sort -u
+}
 # spread_ids GDIR: the candidate ids of the job numbers on stdin, sorted; job k
 # of a generation's work dir GDIR is line k of GDIR/candidates.ndjson (--chunk 1).
 spread_ids() {

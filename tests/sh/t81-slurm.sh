@@ -99,12 +99,27 @@ scancel "$job"
 for _ in $(seq 1 300); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
 ok "scancel with 2..7 of 8 jobs done ($ndone)" test "$ndone" -ge 2 -a "$ndone" -le 7
 expect_eq "the cancelled generation left the archive as it was (the seed)" 1 "$(gzip -dc "$a3" | wc -l)"
-joblog_done_seq "$g/spread/joblog" >"$T/done3.seq"
+joblog_done_seq "$g/spread/joblog" | sort >"$T/done3.seq"
 spread_ids "$g" <"$T/done3.seq" >"$T/done3.ids"
+cp "$g/spread/joblog" "$T/joblog3"
 CLUSTER_RUN=4 timeout 600 salloc -n 2 bash -c "$(declare -f run); run '$a3' --generations 1 --population 8" >"$T/s4.out" 2>"$T/s4.err"
 expect_eq "the re-run exits 0" 0 "$?"
+# pass-rerun-taken-for-a-resumed-job: the generation's passes (a fix round,
+# a recheck of a result above the peak) run the stages on records the main
+# step finished, and this check counted every start in run 4: under two
+# busy loops and make check a done candidate was started again in run 4,
+# by a pass as far as can be told (the work was gone).  The resume itself
+# is the generation's joblog: no job shown done gets a line again; a done
+# candidate starts again only in a pass's spread.
+added=$(joblog_added "$T/joblog3" "$g/spread/joblog")
+expect_eq "no job done before the scancel ran again (the generation's joblog)" "" \
+	"$(if [ "$added" = rewritten ]; then echo "the joblog was begun again"; else comm -12 "$T/done3.seq" <(printf '%s\n' "$added") | xargs; fi)"
 awk '$1 == "start" && $3 == 4 { print $4 }' "$CLUSTER_LOG" | sort >"$T/run4.ids"
-expect_eq "no job done before the scancel ran again" "" "$(comm -12 "$T/done3.ids" "$T/run4.ids" | xargs)"
+pass_ids "$g" >"$T/pass4.ids"
+expect_eq "…nor any candidate of those outside a pass" "" "$(comm -12 "$T/done3.ids" "$T/run4.ids" | comm -23 - "$T/pass4.ids" | xargs)"
+comm -12 "$T/done3.ids" "$T/run4.ids" | comm -12 - "$T/pass4.ids" | while read -r id; do
+	echo "# done before the scancel, started again by a pass: $id ($(gzip -dc "$a3" | jq -r --arg i "$id" 'select(.id == $i) | "\(.status)\(if .time.implausible then ", implausible" else "" end)"'))"
+done
 expect_eq "the archive: the seed and the 8 candidates, each once, every status final" "9||" \
 	"$(gzip -dc "$a3" | wc -l)|$(final "$a3" | paste -sd '|')"
 
