@@ -129,6 +129,31 @@ else
 	printf 'FAIL %-22s got %s want false,false then true,true\n' anchor-cooled-gpu "$out"
 	tail -5 "$tmp/err" | sed 's/^/     | /'
 fi
+# far-slower-stopped-beyond-doubt: ktime --stop-slower stops a candidate far
+# slower than the seed after 2 batches a role (its batches are sized for the
+# seed: matmul's seed launched 32 times a call spent 6 batches of ~0.6 s at
+# 4096^3 before the median rule could stop it); the seed's own copy, under
+# the same bound, is timed to the end.
+sed 's|^\t\tlaunch<false>(A, B, C, M, N, K);|\t\tfor (int r = 0; r < 32; r++) launch<false>(A, B, C, M, N, K);|' \
+	"$ROOT/data/tasks/matmul/seed.cu" >"$tmp/slow32.cu"
+{ cat "$ROOT/data/tasks/matmul/seed.cu"; echo "// the seed's own copy"; } >"$tmp/seedcopy.cu"
+if grep -q 'r < 32; r++) launch<false>' "$tmp/slow32.cu"; then
+	t0=$(date +%s.%N)
+	{ record matmul "$tmp/slow32.cu"; record matmul "$tmp/seedcopy.cu"; } | kcompile 2>"$tmp/err" | kverify 2>>"$tmp/err" |
+		ktime --retime full --stop-slower 0.5 2>>"$tmp/err" >"$tmp/far.json" || true
+	dt=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+	out=$(jq -r '"\(.status) \(.time.slow.beyond_doubt // "-") \(.time.slow.batches // "-") \(.time.seconds // 0 | . * 10 | round / 10)s"' "$tmp/far.json" | paste -sd ' ') || true
+else
+	out="the seed's launch line was not found (sed made no slow candidate)"
+fi
+if [[ $out =~ ^slow\ true\ 2\ [0-9.]+s\ timed\ -\ -\  ]]; then
+	pass=$((pass + 1))
+	printf 'ok   %-22s %s\n' far-slower-stopped "status, beyond doubt, batches, time stage (32x slower, then the seed's copy): $out; ${dt}s"
+else
+	fail=$((fail + 1))
+	printf 'FAIL %-22s got %s want slow true 2 ... timed - -\n' far-slower-stopped "$out"
+	tail -5 "$tmp/err" | sed 's/^/     | /'
+fi
 for t in matmul softmax rowsum layernorm rmsnorm bias_gelu transpose; do
 	expect "$t-seed"      verified "" verify "$t" "$ROOT/data/tasks/$t/seed.cu"
 	[ -f "$ROOT/data/tasks/$t/reference.cu" ] &&
