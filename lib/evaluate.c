@@ -837,7 +837,7 @@ static json_t *confirm(const struct run *R, const json_t *E, json_t **note, char
 			return NULL;
 		}
 		*note = json_pack("{s:s, s:s, s:b, s:s}", "mode", "confirm", "stored_at",
-				  json_string_value(json_object_get(E, "stored_at")) ? json_string_value(json_object_get(E, "stored_at")) : "?",
+				  tcache_stored_at(E),
 				  "agreed", 0, "why", "the confirmation's own verdict");
 		return c;
 	}
