@@ -25,7 +25,7 @@
 # so that each finds the judges idle, their spares made.
 #   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
 #                                  [--ktime-opt OPT] [TASK ...]
-#   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records under $OUT (or ./gpu-logs)
+#   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under $OUT/throughput (or ./gpu-logs/throughput)
 set -uo pipefail
 children=64 budget="" fresh="" kb=0 aa=0 lat=0 gap=0 kopts=() passes="new cached"
 while [ $# -gt 0 ]; do
@@ -57,6 +57,9 @@ export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
 out=${OUT:-$here/gpu-logs}/throughput
 mkdir -p "$out"
+# What it prints is also kept beside the records: a device call returns only
+# the tail of the output, and a long run's figures were lost to it.
+exec > >(tee "$out/summary.txt")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-tput.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 jobs=$(nproc)

@@ -2,9 +2,10 @@
 # bench/nvcc-steps.sh — what running nvcc's steps as two halves at once
 # (lib/nvcc_steps.h, kcompile's default) wins over nvcc running them one
 # after another ($KSCI_NVCC_STEPS=serial), in kcompile's own wall seconds
-# (the record's compile.seconds: the compile in its sandbox, from the first
-# step to out.so; for `parallel` not the --dryrun that plans it, about
-# 0.03 s more, which the pipelines' latency figures do include).
+# (the record's compile.seconds: the whole compile, for `parallel` with the
+# --dryrun that plans it and the build directory, 0.07 s on an H100 machine;
+# before the fourteenth session it left those out, as the figures in
+# docs/gpu.md up to then did).
 # Each task's seed (and, with --mutants N, N kgen mutate children of it,
 # all distinct) is compiled with --no-cache, the two modes alternating,
 # ROUNDS times; printed: the median seconds per mode and the ratio, and

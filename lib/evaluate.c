@@ -494,6 +494,12 @@ static void spare_join(struct judge *jd, const char *tool)
 		fprintf(stderr, "%s: the judge (pid %d) left while its spare started; starting another\n", tool, jd->pid);
 }
 
+/* The tool a record's stage is judged by, for messages. */
+static const char *tool_of(const struct eval_opts *o)
+{
+	return strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime";
+}
+
 /* One job on the back end's judge, started (or restarted) as needed.  A
  * judge that dies between jobs (killed from outside while idle), or in a job
  * without having been asked to stop, is replaced and the job asked again,
@@ -553,7 +559,7 @@ static int judge_ask(struct judge *jd, const struct eval_opts *o, const char *ha
 		jd->jobs++;
 		if (attempt == 0 && unasked) {
 			fprintf(stderr, "%s: the judge (pid %d) %s; starting another for this record\n",
-				strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime", jd->pid,
+				tool_of(o), jd->pid,
 				r->signaled ? "was killed" : "left");
 			proc_result_free(r);
 			continue;
@@ -702,7 +708,7 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	double waited = 0;
 	/* The spare's exchange first: it takes the lock (shared) itself. */
 	if (R->jd)
-		spare_join(R->jd, strcmp(o->mode, "verify") == 0 ? "kverify" : "ktime");
+		spare_join(R->jd, tool_of(o));
 	int lock = locked(R->gpu) ? gpu_lock(&waited) : -1;
 	if (R->jd) {
 		rc = judge_ask(R->jd, o, R->harness, R->gpu, jtext, nonce, &r, e);
@@ -837,7 +843,7 @@ static json_t *confirm(const struct run *R, const json_t *E, json_t **note, char
 			return NULL;
 		}
 		*note = json_pack("{s:s, s:s, s:b, s:s}", "mode", "confirm", "stored_at",
-				  json_string_value(json_object_get(E, "stored_at")) ? json_string_value(json_object_get(E, "stored_at")) : "?",
+				  tcache_stored_at(E),
 				  "agreed", 0, "why", "the confirmation's own verdict");
 		return c;
 	}

@@ -103,6 +103,25 @@ double stats_exchange_calls(double exch_s, double per_call_s, double share)
 	return exch_s * (1 - share) / (share * per_call_s);
 }
 
+int stats_far_below(const double *cand, size_t nc, const double *seed, size_t ns, double seed_ref, double bound,
+		    double factor)
+{
+	if (nc == 0 || !(bound > 0) || !(factor > 0))
+		return 0;
+	double cmin = HUGE_VAL, smax = ns ? 0 : seed_ref;
+	for (size_t i = 0; i < nc; i++) {
+		if (!(cand[i] > 0))
+			return 0;
+		cmin = cand[i] < cmin ? cand[i] : cmin;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		if (!(seed[i] > 0))
+			return 0;
+		smax = seed[i] > smax ? seed[i] : smax;
+	}
+	return smax > 0 && smax / cmin < bound / factor;
+}
+
 double stats_cv(const double *x, size_t n)
 {
 	struct stats s;

@@ -51,6 +51,15 @@ double stats_median_log_se(const double *x, size_t n);
  * size alike, so the floor is not averaged down): lo and hi around g. */
 void stats_geomean_ci(double g, const double *se, size_t k, double floor, double *lo, double *hi);
 
+/* Early rejection beyond doubt: 1 when even the candidate's fastest batch
+ * against the seed's slowest (seed_ref, the seed's median from an anchor,
+ * where ns == 0) gives a speed-up over the seed below bound / factor.
+ * Noise only lengthens batches, so this can call a candidate slow only if
+ * every one of its batches was slowed by factor or more.  0 where nc == 0,
+ * a time is not > 0 or bound, factor are not > 0. */
+int stats_far_below(const double *cand, size_t nc, const double *seed, size_t ns, double seed_ref, double bound,
+		    double factor);
+
 /* Coefficient of variation (stddev / mean) of n values; NAN if n < 2. */
 double stats_cv(const double *x, size_t n);
 

@@ -156,7 +156,7 @@ int tcache_agree(const json_t *entry, const json_t *conf, double tol, json_t **n
 	if (now)
 		task_size_str(json_object_get(now, "size"), sz, sizeof sz);
 	*note = json_pack("{s:s, s:s, s:s, s:s, s:f}", "mode", "confirm", "size", sz, "compared", vs, "stored_at",
-			  json_string_value(json_object_get(entry, "stored_at")) ? json_string_value(json_object_get(entry, "stored_at")) : "?",
+			  tcache_stored_at(entry),
 			  "within_pct", tol);
 	if (a > 0)
 		json_object_set_new(*note, "then", json_real(a));
@@ -182,4 +182,10 @@ int tcache_agree(const json_t *entry, const json_t *conf, double tol, json_t **n
 				    : !isfinite(d) ? json_string("no speed-up at that size to compare")
 						   : json_sprintf("%s %.4g then, %.4g now: %.2f %% apart, not within %g %%", vs, a, b, d, tol));
 	return ok;
+}
+
+const char *tcache_stored_at(const json_t *entry)
+{
+	const char *at = json_string_value(json_object_get(entry, "stored_at"));
+	return at ? at : "?";
 }

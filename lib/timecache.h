@@ -55,4 +55,7 @@ int tcache_within_bounds(const json_t *entry, double stop_below, const json_t *s
  * time.retime. */
 int tcache_agree(const json_t *entry, const json_t *conf, double tol_pct, json_t **note);
 
+/* When the entry was stored (its "stored_at"), or "?" for one without. */
+const char *tcache_stored_at(const json_t *entry);
+
 #endif

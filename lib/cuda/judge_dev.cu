@@ -137,17 +137,30 @@ struct cmp_acc {
  * one cache line, 3.5 ms of every check at matmul's 4096^3 (docs/gpu.md). */
 #define CMP_THREADS 256
 
+/* What a thread, a warp or a block has seen of the comparison. */
+struct cmp_part {
+	unsigned long long bad, first;
+	double mabs, mrel;
+	unsigned gv, wv;
+};
+
+__device__ static void cmp_merge(struct cmp_part *p, const struct cmp_part *o)
+{
+	p->bad += o->bad;
+	p->first = o->first < p->first ? o->first : p->first;
+	p->mabs = fmax(p->mabs, o->mabs), p->mrel = fmax(p->mrel, o->mrel);
+	p->gv |= o->gv, p->wv |= o->wv;
+}
+
 __global__ static void __launch_bounds__(CMP_THREADS) compare_kernel(const void *got, const void *want, int dt, long long n,
 								    double atol, double rtol, struct cmp_acc *acc)
 {
 	double g0 = load_as_double(got, dt, 0), w0 = load_as_double(want, dt, 0);
-	unsigned long long bad = 0, first = ~0ULL;
-	double mabs = 0, mrel = 0;
-	unsigned gv = 0, wv = 0;
+	struct cmp_part p = {0, ~0ULL, 0, 0, 0, 0};
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
 		double g = load_as_double(got, dt, i), w = load_as_double(want, dt, i);
-		gv |= !(g == g0 || (isnan(g) && isnan(g0)));
-		wv |= !(w == w0 || (isnan(w) && isnan(w0)));
+		p.gv |= !(g == g0 || (isnan(g) && isnan(g0)));
+		p.wv |= !(w == w0 || (isnan(w) && isnan(w0)));
 		int ok;
 		if (isnan(w))
 			ok = isnan(g);
@@ -158,56 +171,39 @@ __global__ static void __launch_bounds__(CMP_THREADS) compare_kernel(const void 
 		else {
 			double d = fabs(g - w);
 			ok = d <= atol + rtol * fabs(w);
-			mabs = fmax(mabs, d);
+			p.mabs = fmax(p.mabs, d);
 			if (w != 0)
-				mrel = fmax(mrel, d / fabs(w));
+				p.mrel = fmax(p.mrel, d / fabs(w));
 		}
 		if (!ok) {
-			bad++;
-			if ((unsigned long long)i < first)
-				first = (unsigned long long)i;
+			p.bad++;
+			if ((unsigned long long)i < p.first)
+				p.first = (unsigned long long)i;
 		}
 	}
 	for (int o = 16; o > 0; o >>= 1) {
-		unsigned long long f = __shfl_xor_sync(~0u, first, o);
-		bad += __shfl_xor_sync(~0u, bad, o);
-		first = f < first ? f : first;
-		mabs = fmax(mabs, __shfl_xor_sync(~0u, mabs, o));
-		mrel = fmax(mrel, __shfl_xor_sync(~0u, mrel, o));
+		struct cmp_part q = {__shfl_xor_sync(~0u, p.bad, o), __shfl_xor_sync(~0u, p.first, o),
+				     __shfl_xor_sync(~0u, p.mabs, o), __shfl_xor_sync(~0u, p.mrel, o),
+				     __shfl_xor_sync(~0u, p.gv, o), __shfl_xor_sync(~0u, p.wv, o)};
+		cmp_merge(&p, &q);
 	}
-	gv = __any_sync(~0u, gv), wv = __any_sync(~0u, wv);
-	__shared__ unsigned long long s_bad[CMP_THREADS / 32], s_first[CMP_THREADS / 32];
-	__shared__ double s_abs[CMP_THREADS / 32], s_rel[CMP_THREADS / 32];
-	__shared__ unsigned s_gv, s_wv;
-	int w = threadIdx.x / 32;
-	if (threadIdx.x == 0)
-		s_gv = s_wv = 0;
-	__syncthreads();
-	if (threadIdx.x % 32 == 0) {
-		s_bad[w] = bad, s_first[w] = first, s_abs[w] = mabs, s_rel[w] = mrel;
-		if (gv)
-			s_gv = 1;
-		if (wv)
-			s_wv = 1;
-	}
+	__shared__ struct cmp_part s[CMP_THREADS / 32];
+	if (threadIdx.x % 32 == 0)
+		s[threadIdx.x / 32] = p;
 	__syncthreads();
 	if (threadIdx.x != 0)
 		return;
-	for (int k = 1; k < CMP_THREADS / 32; k++) {
-		bad += s_bad[k];
-		first = s_first[k] < first ? s_first[k] : first;
-		mabs = fmax(mabs, s_abs[k]);
-		mrel = fmax(mrel, s_rel[k]);
+	for (int k = 1; k < CMP_THREADS / 32; k++)
+		cmp_merge(&p, &s[k]);
+	if (p.bad) {
+		atomicAdd(&acc->bad, p.bad);
+		atomicMin(&acc->first, p.first);
 	}
-	if (bad) {
-		atomicAdd(&acc->bad, bad);
-		atomicMin(&acc->first, first);
-	}
-	atomicMax(&acc->max_abs, (unsigned long long)__double_as_longlong(mabs));
-	atomicMax(&acc->max_rel, (unsigned long long)__double_as_longlong(mrel));
-	if (s_gv)
+	atomicMax(&acc->max_abs, (unsigned long long)__double_as_longlong(p.mabs));
+	atomicMax(&acc->max_rel, (unsigned long long)__double_as_longlong(p.mrel));
+	if (p.gv)
 		atomicOr(&acc->got_varies, 1u);
-	if (s_wv)
+	if (p.wv)
 		atomicOr(&acc->want_varies, 1u);
 }
 

@@ -32,6 +32,8 @@ for k in ("time", "verify", "compile"):
         m = r[k]["message"]; break
 print(st + "\t" + m.replace("\n", " ")[:300])'
 }
+# elapsed T0: seconds since T0 (date +%s.%N), one decimal.
+elapsed() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(date +%s.%N)"; }
 # expect NAME WANT_STATUS WANT_IN_MESSAGE STAGES TASK FILE [kverify opts...]
 expect() {
 	local name=$1 want=$2 msg=$3 stages=$4 task=$5 file=$6
@@ -45,7 +47,7 @@ expect() {
 	fi
 	got=${out%%$'\t'*}
 	local dt
-	dt=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+	dt=$(elapsed "$t0")
 	if [ "$got" = "$want" ] && { [ -z "$msg" ] || [[ $out == *"$msg"* ]]; }; then
 		pass=$((pass + 1))
 		printf 'ok   %-22s %-10s %5ss  %s\n' "$name" "$got" "$dt" "${out#*$'\t'}"
@@ -127,6 +129,31 @@ if [[ $out =~ ^false@[^,]*,false@[^\ ]*\ true@[^,]*,true@ ]]; then
 else
 	fail=$((fail + 1))
 	printf 'FAIL %-22s got %s want false,false then true,true\n' anchor-cooled-gpu "$out"
+	tail -5 "$tmp/err" | sed 's/^/     | /'
+fi
+# far-slower-stopped-beyond-doubt: ktime --stop-slower stops a candidate far
+# slower than the seed after 2 batches a role (its batches are sized for the
+# seed: matmul's seed launched 32 times a call spent 6 batches of ~0.6 s at
+# 4096^3 before the median rule could stop it); the seed's own copy, under
+# the same bound, is timed to the end.
+sed 's|^\t\tlaunch<false>(A, B, C, M, N, K);|\t\tfor (int r = 0; r < 32; r++) launch<false>(A, B, C, M, N, K);|' \
+	"$ROOT/data/tasks/matmul/seed.cu" >"$tmp/slow32.cu"
+{ cat "$ROOT/data/tasks/matmul/seed.cu"; echo "// the seed's own copy"; } >"$tmp/seedcopy.cu"
+if grep -q 'r < 32; r++) launch<false>' "$tmp/slow32.cu"; then
+	t0=$(date +%s.%N)
+	{ record matmul "$tmp/slow32.cu"; record matmul "$tmp/seedcopy.cu"; } | kcompile 2>"$tmp/err" | kverify 2>>"$tmp/err" |
+		ktime --retime full --stop-slower 0.5 2>>"$tmp/err" >"$tmp/far.json" || true
+	dt=$(elapsed "$t0")
+	out=$(jq -r '"\(.status) \(.time.slow.beyond_doubt // "-") \(.time.slow.batches // "-") \(.time.seconds // 0 | . * 10 | round / 10)s"' "$tmp/far.json" | paste -sd ' ') || true
+else
+	out="the seed's launch line was not found (sed made no slow candidate)"
+fi
+if [[ $out =~ ^slow\ true\ 2\ [0-9.]+s\ timed\ -\ -\  ]]; then
+	pass=$((pass + 1))
+	printf 'ok   %-22s %s\n' far-slower-stopped "status, beyond doubt, batches, time stage (32x slower, then the seed's copy): $out; ${dt}s"
+else
+	fail=$((fail + 1))
+	printf 'FAIL %-22s got %s want slow true 2 ... timed - -\n' far-slower-stopped "$out"
 	tail -5 "$tmp/err" | sed 's/^/     | /'
 fi
 for t in matmul softmax rowsum layernorm rmsnorm bias_gelu transpose; do

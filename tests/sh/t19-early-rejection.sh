@@ -20,8 +20,11 @@ expect_eq "both verify" "verified verified" "$(jq -r .status v.nd | xargs)"
 
 ktime --budget 0.3 --stop-slower 0.18 <v.nd >t.nd 2>t.err
 expect_eq "--stop-slower 0.18: the 32x slower one is slow, the seed's copy timed" "slow timed" "$(jq -r .status t.nd | xargs)"
+# Stopped on medians after --min-runs (10) batches (beyond doubt would need
+# its fastest batch against the seed's slowest below 0.18 / 16 on the c back
+# end: 1/32 is not).
 ok "slow: time.slow says where and by how much" jq -se '.[0].time.slow | .speedup_vs_seed < 0.18 and .bound == 0.18 and
-	.candidate_median_us > .seed_median_us and .batches >= 10 and (.size | type) == "object"' t.nd
+	.candidate_median_us > .seed_median_us and (.batches >= 10 or (.beyond_doubt and .batches >= 2)) and (.size | type) == "object"' t.nd
 ok "slow: the message says why" jq -se '.[0].time.message | test("far slower than the best: 0\\.[0-9]+x the seed at size .* below the bound 0\\.180x; timing stopped")' t.nd
 # Stopped at a size, it goes on to the next, where it is stopped again — as a
 # rule (both sizes in slow_sizes), but the stop is decided once, on the
@@ -39,6 +42,18 @@ ok "slow: stopped at a size and went on to the other, stopped there too or finis
 	sed 's/^/# not stopped at both sizes: /'
 ktime --budget 0.3 --stop-slower 0.18 --best 32 <v.nd >t4.nd 2>/dev/null
 expect_eq "--best 32: both below 0.18 x 32 = 5.76x the seed, both slow" "slow slow" "$(jq -r .status t4.nd | xargs)"
+# far-slower-timed-min-runs-batches-before-its-stop: the median rule waits
+# for --min-runs batches a role, each sized for the seed (on an H100 a
+# candidate 32x slower than matmul's seed spent 6 x 0.64 s at 4096^3 before
+# its stop).  Beyond doubt it stops after 2: here the seed's own copy against
+# a bound of 1000x the seed, where even its fastest batch against the seed's
+# slowest (about 1x; 3.4x seen under load) is far below 1000 / 16.
+sed -n 2p v.nd | ktime --budget 0.3 --stop-slower 1 --best 1000 >tfar.nd 2>/dev/null
+ok "far-slower-timed-min-runs-batches-before-its-stop: stopped beyond doubt after 2 batches a role, at both sizes" \
+	jq -se '.[0] | .status == "slow" and .time.slow.beyond_doubt and .time.slow.batches == 2
+	and (.time.slow_sizes | length) == 2 and all(.time.slow_sizes[]; .beyond_doubt and .batches == 2 and .far_factor == 16)' tfar.nd
+ok "…the message says so" jq -se '.[0].time.message | test("after 2 batches \\(beyond doubt: its fastest batch against the seed.s slowest below the bound / 16\\)")' tfar.nd
+ok "…and a stop on medians says it was not" jq -se '[.[] | select(.status == "slow") | .time.slow_sizes[] | select(.batches >= 10)] | all(.beyond_doubt == false)' t.nd t4.nd
 # --best-sizes: a size's own best bounds it (slower-at-one-size-stopped-at-
 # every-size: one best over all sizes bounded every size, so a kernel behind
 # at one size was never timed at the others — where it may be the best).

@@ -51,6 +51,21 @@ int main(void)
 	     "…and at that many calls the share is a tenth");
 	T_OK(stats_exchange_calls(0, 4e-3, 0.1) == 1 && isinf(stats_exchange_calls(1e-3, 0, 0.1)),
 	     "no exchange: 1 call; a call of no time: no batch is enough");
+	/* slow-candidate-timed-six-batches-before-its-stop: beyond doubt after two
+	 * batches a role — the candidate's fastest against the seed's slowest. */
+	const double c32[] = {32e-3, 33e-3}, s1[] = {1e-3, 1.1e-3};
+	T_OK(stats_far_below(c32, 2, s1, 2, 0, 0.18, 4), "32x slower, bound 0.18: 1.1/32 = 0.034 < 0.045, stopped");
+	T_OK(!stats_far_below(c32, 2, s1, 2, 0, 0.1, 4), "…bound 0.1: 0.034 is not below 0.025, not yet");
+	const double c32slowed[] = {32e-3, 128e-3}, s1slowed[] = {1e-3, 2e-3};
+	T_OK(stats_far_below(c32slowed, 2, s1, 2, 0, 0.18, 4), "one candidate batch slowed 4x: its fastest decides");
+	T_OK(!stats_far_below(c32, 2, s1slowed, 2, 0, 0.18, 4), "one seed batch slowed 2x: its slowest decides, 2/32 = 0.0625, not");
+	const double c2[] = {2e-3, 2e-3};
+	T_OK(!stats_far_below(c2, 2, s1, 2, 0, 1, 4), "2x slower against a bound of 1: 0.55, not below 0.25");
+	T_OK(stats_far_below(c32, 2, NULL, 0, 1e-3, 0.18, 4) && !stats_far_below(c32, 2, NULL, 0, 2e-3, 0.18, 4),
+	     "no seed batches: the anchor's seed median stands in");
+	T_OK(!stats_far_below(c32, 0, s1, 2, 0, 0.18, 4) && !stats_far_below(c32, 2, s1, 2, 0, 0, 4) &&
+	     !stats_far_below((const double[]){0, 32e-3}, 2, s1, 2, 0, 0.18, 4) && !stats_far_below(c32, 2, NULL, 0, 0, 0.18, 4),
+	     "no batches, no bound, a time of 0, no seed: never");
 	/* The median's interval from order statistics (speedup intervals). */
 	const double six[] = {1.02, 0.98, 1.0, 1.01, 0.99, 1.0};
 	T_OK(near(stats_median_log_se(six, 6), (log(1.02) - log(0.98)) / 3.92, 1e-12),
