@@ -65,17 +65,18 @@ skip_without_bwrap() {
 joblog_done() { awk -F '\t' 'NR > 1 && $7 == 0' "$1" 2>/dev/null | wc -l; }
 # joblog_done_seq JOBLOG: the numbers of those jobs that also took no signal, sorted.
 joblog_done_seq() { awk -F '\t' 'NR > 1 && $7 == 0 && $8 == 0 { print $1 }' "$1" | sort -n; }
-# joblog_added BEFORE JOBLOG: the numbers of the jobs whose lines JOBLOG
-# holds beyond BEFORE (a copy of it taken earlier), sorted as text; the word
-# "rewritten" where JOBLOG does not begin with BEFORE.
-joblog_added() {
+# joblog_again DONE BEFORE JOBLOG: the jobs of DONE (numbers, sorted as
+# text) that have a line in JOBLOG beyond BEFORE (a copy of it taken when
+# they were done): those a resume ran again; or "the joblog was begun again"
+# where JOBLOG does not begin with BEFORE.
+joblog_again() {
 	local n
-	n=$(wc -c <"$1")
-	if ! head -c "$n" "$2" | cmp -s - "$1"; then
-		echo rewritten
+	n=$(wc -c <"$2")
+	if ! head -c "$n" "$3" | cmp -s - "$2"; then
+		echo "the joblog was begun again"
 		return
 	fi
-	tail -c +"$((n + 1))" "$2" | awk -F '\t' '$1 ~ /^[0-9]+$/ { print $1 }' | sort
+	tail -c +"$((n + 1))" "$3" | awk -F '\t' '$1 ~ /^[0-9]+$/ { print $1 }' | sort | comm -12 "$1" - | xargs
 }
 # pass_ids GDIR: the ids a generation's passes gave their spreads (fix and
 # tune rounds, composition, recheck, race), sorted: a pass runs the stages on
