@@ -86,11 +86,16 @@ pass_ids() {
 	cat "$1"/pass-*.spread/input.ndjson "$1"/recheck.spread/input.ndjson "$1"/race/spread.*/input.ndjson 2>/dev/null |
 		jq -r '.id // empty' | sort -u
 }
-# spread_ids GDIR: the candidate ids of the job numbers on stdin, sorted; job k
-# of a generation's work dir GDIR is line k of GDIR/candidates.ndjson (--chunk 1).
+# spread_ids WORK: the candidate ids of the job numbers on stdin, sorted; job
+# k of a spread's work directory WORK is the k-th chunk of WORK/input.ndjson,
+# of the size in WORK/params (a job held 2 records in t81-slurm, where line k
+# was taken for job k: a job not done was counted done, and its record's start
+# in the re-run failed "no job done before the scancel ran again" under load,
+# where jobs finish out of order; spread-ids-chunk-of-one).
 spread_ids() {
-	local k
-	while read -r k; do sed -n "${k}p" "$1/candidates.ndjson" | jq -r .id; done | sort
+	local k c
+	c=$(sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$1/params")
+	while read -r k; do sed -n "$(((k - 1) * c + 1)),$((k * c))p" "$1/input.ndjson" | jq -r .id; done | sort
 }
 
 # bad_input_tools DIR TOOL WORD: DIR becomes a directory of the ksci tools

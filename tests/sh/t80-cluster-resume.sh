@@ -7,6 +7,14 @@
 # shellcheck disable=SC1091
 . "$(dirname "$0")/cluster-lib.sh"
 
+# spread-ids-chunk-of-one: job k of a spread is the k-th chunk of its input,
+# not line k (t81-slurm's jobs hold 2 records; tests/sh/lib.sh spread_ids).
+mkdir -p "$T/sw"
+printf 'chunk=2\n' >"$T/sw/params"
+for i in 1 2 3 4 5; do printf '{"id": "r%s"}\n' "$i"; done >"$T/sw/input.ndjson"
+expect_eq "spread-ids-chunk-of-one: jobs 2 and 3 of chunks of 2 are records 3, 4 and 5" "r3 r4 r5" \
+	"$(printf '2\n3\n' | spread_ids "$T/sw" | xargs)"
+
 a=$T/run/softmax.ndjson.gz
 export CLUSTER_LOG=$T/stages.log CLUSTER_RUN=0 CLUSTER_SLEEP=0.4
 run() {
@@ -38,7 +46,7 @@ expect_eq "the interrupted generation left the archive as it was" 1 "$(gzip -dc 
 cand_sum=$(md5sum <"$g/candidates.ndjson")
 # Ids of the jobs done before the kill: job k is candidate line k (--chunk 1).
 joblog_done_seq "$g/spread/joblog" | sort >"$T/done1.seq"
-spread_ids "$g" <"$T/done1.seq" >"$T/done1.ids"
+spread_ids "$g/spread" <"$T/done1.seq" >"$T/done1.ids"
 expect_eq "their ids are known" "$(wc -l <"$T/done1.seq")" "$(wc -l <"$T/done1.ids")"
 cp "$g/spread/joblog" "$T/joblog1"
 
@@ -46,8 +54,8 @@ export CLUSTER_RUN=2
 run --generations 1 >"$T/out2" 2>"$T/err2"
 expect_eq "the re-run exits 0" 0 $?
 expect_eq "it did not generate the candidates again" "$cand_sum" "$(md5sum <"$g/candidates.ndjson")"
-# pass-rerun-taken-for-a-resumed-job (t81-slurm says how): the resume is the
-# generation's joblog; a done candidate starts again only in a pass's spread.
+# The resume is the generation's joblog; a done candidate starts again only
+# in a pass's spread (t81-slurm says why).
 expect_eq "no job done before the kill ran again (the generation's joblog)" "" "$(joblog_again "$T/done1.seq" "$T/joblog1" "$g/spread/joblog")"
 awk '$1 == "start" && $3 == 2 { print $4 }' "$CLUSTER_LOG" | sort >"$T/run2.ids"
 pass_ids "$g" >"$T/pass2.ids"
