@@ -34,6 +34,18 @@ print(st + "\t" + m.replace("\n", " ")[:300])'
 }
 # elapsed T0: seconds since T0 (date +%s.%N), one decimal.
 elapsed() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(date +%s.%N)"; }
+# result NAME RC OK_TEXT FAIL_TEXT: count one check (RC 0: passed) and print it;
+# a failure shows the last lines of $tmp/err.
+result() {
+	if [ "$2" = 0 ]; then
+		pass=$((pass + 1))
+		printf 'ok   %-22s %s\n' "$1" "$3"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-22s %s\n' "$1" "$4"
+		tail -5 "$tmp/err" | sed 's/^/     | /'
+	fi
+}
 # expect NAME WANT_STATUS WANT_IN_MESSAGE STAGES TASK FILE [kverify opts...]
 expect() {
 	local name=$1 want=$2 msg=$3 stages=$4 task=$5 file=$6
@@ -94,14 +106,8 @@ out=$(for i in 1 2 3 4; do jq -c --arg i "$i" '.id += "-" + $i' "$tmp/anchor.v.j
 	ktime --retime full --budget 0.3 2>>"$tmp/err" | jq -r '[.time.sizes[].anchor.cached] | map(tostring) | join(",")' | paste -sd ' ') || true
 want=$(jq -r '[.bench_cuda // .bench | .[] | "x"] | map("false") | join(",")' "$here/tasks/axpy/task.json")
 want="$want ${want//false/true} ${want//false/true} ${want//false/true}"
-if [ "$out" = "$want" ]; then
-	pass=$((pass + 1))
-	printf 'ok   %-22s %s\n' anchors-idle-gpu "anchors per size, four candidates: $out"
-else
-	fail=$((fail + 1))
-	printf 'FAIL %-22s got %s want %s\n' anchors-idle-gpu "$out" "$want"
-	tail -5 "$tmp/err" | sed 's/^/     | /'
-fi
+rc=0; [ "$out" = "$want" ] || rc=1
+result anchors-idle-gpu "$rc" "anchors per size, four candidates: $out" "got $out want $want"
 
 export KSCI_TASKS=$ROOT/data/tasks
 # anchor-renewed-when-gpu-cooled: the anchor's temperature was read before a
@@ -123,14 +129,8 @@ jq -c '.id += "-cool-2"' "$tmp/cool.v.json" >&7
 exec 7>&-
 wait "$kt" || true
 out=$(jq -r '[.time.sizes[] | "\(.anchor.cached)@\(.device_state.temp_c.min)-\(.device_state.temp_c.max)C"] | join(",")' "$tmp/cool.t.json" | paste -sd ' ') || true
-if [[ $out =~ ^false@[^,]*,false@[^\ ]*\ true@[^,]*,true@ ]]; then
-	pass=$((pass + 1))
-	printf 'ok   %-22s %s\n' anchor-cooled-gpu "anchored@temperature per size, two candidates: $out"
-else
-	fail=$((fail + 1))
-	printf 'FAIL %-22s got %s want false,false then true,true\n' anchor-cooled-gpu "$out"
-	tail -5 "$tmp/err" | sed 's/^/     | /'
-fi
+rc=0; [[ $out =~ ^false@[^,]*,false@[^\ ]*\ true@[^,]*,true@ ]] || rc=1
+result anchor-cooled-gpu "$rc" "anchored@temperature per size, two candidates: $out" "got $out want false,false then true,true"
 # far-slower-stopped-beyond-doubt: ktime --stop-slower stops a candidate far
 # slower than the seed after 2 batches a role (its batches are sized for the
 # seed: matmul's seed launched 32 times a call spent 6 batches of ~0.6 s at
@@ -148,14 +148,9 @@ if grep -q 'r < 32; r++) launch<false>' "$tmp/slow32.cu"; then
 else
 	out="the seed's launch line was not found (sed made no slow candidate)"
 fi
-if [[ $out =~ ^slow\ true\ 2\ [0-9.]+s\ timed\ -\ -\  ]]; then
-	pass=$((pass + 1))
-	printf 'ok   %-22s %s\n' far-slower-stopped "status, beyond doubt, batches, time stage (32x slower, then the seed's copy): $out; ${dt}s"
-else
-	fail=$((fail + 1))
-	printf 'FAIL %-22s got %s want slow true 2 ... timed - -\n' far-slower-stopped "$out"
-	tail -5 "$tmp/err" | sed 's/^/     | /'
-fi
+rc=0; [[ $out =~ ^slow\ true\ 2\ [0-9.]+s\ timed\ -\ -\  ]] || rc=1
+result far-slower-stopped "$rc" "status, beyond doubt, batches, time stage (32x slower, then the seed's copy): $out; ${dt:-?}s" \
+	"got $out want slow true 2 ... timed - -"
 for t in matmul softmax rowsum layernorm rmsnorm bias_gelu transpose; do
 	expect "$t-seed"      verified "" verify "$t" "$ROOT/data/tasks/$t/seed.cu"
 	[ -f "$ROOT/data/tasks/$t/reference.cu" ] &&

@@ -86,6 +86,8 @@ pass_ids() {
 	cat "$1"/pass-*.spread/input.ndjson "$1"/recheck.spread/input.ndjson "$1"/race/spread.*/input.ndjson 2>/dev/null |
 		jq -r '.id // empty' | sort -u
 }
+# spread_chunk WORK: the records a job of the spread in WORK holds (its params).
+spread_chunk() { sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$1/params"; }
 # spread_ids WORK: the candidate ids of the job numbers on stdin, sorted; job
 # k of a spread's work directory WORK is the k-th chunk of WORK/input.ndjson,
 # of the size in WORK/params (a job held 2 records in t81-slurm, where line k
@@ -94,7 +96,7 @@ pass_ids() {
 # where jobs finish out of order; spread-ids-chunk-of-one).
 spread_ids() {
 	local k c
-	c=$(sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$1/params")
+	c=$(spread_chunk "$1")
 	while read -r k; do sed -n "$(((k - 1) * c + 1)),$((k * c))p" "$1/input.ndjson" | jq -r .id; done | sort
 }
 

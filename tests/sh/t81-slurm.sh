@@ -99,7 +99,7 @@ scancel "$job"
 for _ in $(seq 1 300); do [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break; sleep 0.1; done
 # The spread's jobs: its 8 records in chunks of the size spread.sh chose (2 for
 # the batch job's 2 tasks: 4 jobs).
-chunk=$(sed -n 's/^chunk=\([0-9][0-9]*\)$/\1/p' "$g/spread/params")
+chunk=$(spread_chunk "$g/spread")
 njobs=$((($(wc -l <"$g/spread/input.ndjson") + ${chunk:-1} - 1) / ${chunk:-1}))
 ok "scancel with 2..$((njobs - 1)) of $njobs jobs done ($ndone, $chunk records a job)" test "$ndone" -ge 2 -a "$ndone" -le $((njobs - 1))
 expect_eq "the cancelled generation left the archive as it was (the seed)" 1 "$(gzip -dc "$a3" | wc -l)"
