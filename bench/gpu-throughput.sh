@@ -15,7 +15,10 @@
 # A/A with the long-lived judge and its anchors: every speedup_vs_seed
 # should be 1.00) and prints per size max |speedup-1|, copies within 1 %,
 # and the CV of the candidate's median, for anchored and re-anchoring
-# records.  --kb also runs bench/kb/kb_cost.py (KernelBench-style cost).
+# records.  --aa-gap SEC: then N copies more, each sent SEC after the one
+# before, so each finds the GPU idle (the judge's warm-up from idle, with
+# its clock check: the reasons its log gives are counted).  --kb also runs
+# bench/kb/kb_cost.py (KernelBench-style cost).
 # --latency N: the latency of one candidate on a warm judge, alone: one
 # pipeline is kept open (its judges warmed by the seed), N children are sent
 # one at a time, each only after the record before came out, and the wall
@@ -23,20 +26,21 @@
 # verify and time redone).  Prints median, min and max of each.  --gap SEC:
 # wait SEC after each record before the next is sent (default 0: at once),
 # so that each finds the judges idle, their spares made.
-#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
+#   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--aa-gap SEC] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
 #                                  [--ktime-opt OPT] [TASK ...]
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under $OUT/throughput (or ./gpu-logs/throughput)
 set -uo pipefail
-children=64 budget="" fresh="" kb=0 aa=0 lat=0 gap=0 kopts=() passes="new cached"
+children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached"
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
 	--kb) kb=1 ;;
 	--new-only) passes=new ;;
 	--aa) aa=$2; shift ;;
+	--aa-gap) aagap=$2; shift ;;
 	--latency) lat=$2; shift ;;
 	--gap) gap=$2; shift ;;
 	--ktime-opt) kopts+=("$2"); shift ;;
@@ -76,6 +80,29 @@ summary() {
 		"  per record (median of records 2..\(length)): compile \([$w[] | .compile.seconds // 0] | med | r2) s, verify \([$w[] | .verify.seconds // 0] | med | r2) s, time \([$w[] | .time.seconds // 0] | med | r2) s, all three \([$w[] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)] | med | r2) s; first record \(.[0] | (.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0) | r2) s; judges started: verify \([.[] | .verify.judge.started // 0] | max), time \([.[] | .time.judge.started // 0] | max)",
 		([.[] | .time.retime // empty] | select(length > 0) |
 			"  timed before (ktime --retime confirm): \(map(select(.agreed)) | length) of \(length) confirmed; |diff| median \([.[] | .diff_pct // empty] | med | r2) %, max \([.[] | .diff_pct // empty] | max | r2) %")' "$1"
+}
+
+# aa_copies TASK NAME: $aa copies of the task's timed seed, each made
+# distinct by a comment (so each is compiled), ids NAME-0...
+aa_copies() {
+	jq -c --argjson n "$aa" --arg name "$2" 'select(.status == "timed") | . as $s | range($n) |
+		{id: "\($name)-\(.)", task: $s.task, backend: $s.backend, generation: 0, parents: [],
+		 source: ($s.source + "\n// A/A copy \(.)\n"), status: "generated"}' "$out/$1-seed.nd"
+}
+
+# aa_report TASK NAME LABEL: per size max |speedup-1|, copies within 1 %,
+# the CV of the candidate's median; and how each size's warm-up ended (the
+# judge's log: its reason and seconds).
+aa_report() {
+	local f=$out/$1-$2.nd
+	echo "$1 A/A, $3: $(jq -r .status "$f" | sort | uniq -c | xargs)"
+	jq -s -r 'def cv: (add / length) as $m | ((map(. - $m | . * .) | add) / length | sqrt) / $m * 100;
+		def r2: . * 100 | round / 100;
+		[.[] | select(.status == "timed") | .time.sizes[] | {s: (.size | tostring), r: .speedup_vs_seed,
+			c: .candidate.median_us, a: (.anchor.cached // false)}] | group_by(.s)[] |
+		"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))"' "$f"
+	jq -r '.time.log // "" | split("\n")[] | capture("warmed up in (?<s>[0-9.]+) s \\((?<w>[^0-9]*)") | "\(.w)\t\(.s)"' "$f" |
+		awk -F'\t' '{ n[$1]++; s[$1] += $2 } END { for (w in n) printf "  warm-ups %s: %d, mean %.3f s\n", w, n[w], s[w] / n[w] }'
 }
 
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
@@ -126,17 +153,17 @@ for task in "$@"; do
 		'{id: "seed", task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' |
 		kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-seed.nd" 2>"$out/$task-seed.err"
 	if [ "$aa" -gt 0 ]; then
-		jq -c --argjson n "$aa" 'select(.status == "timed") | . as $s | range($n) |
-			{id: "aa-\(.)", task: $s.task, backend: $s.backend, generation: 0, parents: [],
-			 source: ($s.source + "\n// A/A copy \(.)\n"), status: "generated"}' "$out/$task-seed.nd" |
-			kcompile -j "$jobs" 2>"$out/$task-aa.err" | kverify $fresh 2>>"$out/$task-aa.err" |
+		aa_copies "$task" aa | kcompile -j "$jobs" 2>"$out/$task-aa.err" | kverify $fresh 2>>"$out/$task-aa.err" |
 			ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-aa.nd" 2>>"$out/$task-aa.err"
-		echo "$task A/A, $aa copies of the seed through one pipeline: $(jq -r .status "$out/$task-aa.nd" | sort | uniq -c | xargs)"
-		jq -s -r 'def cv: (add / length) as $m | ((map(. - $m | . * .) | add) / length | sqrt) / $m * 100;
-			def r2: . * 100 | round / 100;
-			[.[] | select(.status == "timed") | .time.sizes[] | {s: (.size | tostring), r: .speedup_vs_seed,
-				c: .candidate.median_us, a: (.anchor.cached // false)}] | group_by(.s)[] |
-			"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))"' "$out/$task-aa.nd"
+		aa_report "$task" aa "$aa copies of the seed through one pipeline"
+		if [ "$aagap" != 0 ]; then
+			aa_copies "$task" aagap | while IFS= read -r l; do
+				printf '%s\n' "$l"
+				sleep "$aagap"
+			done | kcompile 2>"$out/$task-aagap.err" | kverify $fresh 2>>"$out/$task-aagap.err" |
+				ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-aagap.nd" 2>>"$out/$task-aagap.err"
+			aa_report "$task" aagap "$aa copies of the seed, one every $aagap s (the GPU idle before each)"
+		fi
 	fi
 	jq -c 'select(.status == "timed") | {status: "selected", task, backend, generation: 1, parents: [.id], base: .,
 		inspirations: [], strategy: {name: "best", seed: 1}, child: 0}' "$out/$task-seed.nd" |

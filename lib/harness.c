@@ -1057,8 +1057,27 @@ static double arena_default_mb(const struct job *J)
 	return mb > 32768 ? 32768 : mb < 1024 ? 1024 : mb;
 }
 /* When this judge last finished a timed loop (the warm-up's measure of an
- * idle GPU). */
-static double last_timed = -1e9;
+ * idle GPU), and the SM clock it ran at (the median of its readings; NAN
+ * until one, or where the device reports none). */
+static double last_timed = -1e9, last_sm_mhz = NAN;
+
+/* The warm-up's tolerance on the SM clock: the anchors' own (a size is
+ * timed again with every role when its clock moved more than this). */
+#define WARM_CLOCK_TOL 0.02
+
+/* The median SM clock over a timed loop's readings, or NAN. */
+static double sm_median(const struct states *S)
+{
+	double *v = malloc((S->n ? S->n : 1) * sizeof *v), med = NAN;
+	size_t m = 0;
+	for (size_t i = 0; v && i < S->n; i++)
+		if (isfinite(S->v[i].sm_mhz))
+			v[m++] = S->v[i].sm_mhz;
+	if (m)
+		med = median_of(v, m);
+	free(v);
+	return med;
+}
 
 /* Attempts at a size before the checks on the timing itself condemn a
  * candidate (time_size). */
@@ -1177,7 +1196,11 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	/* The back end's defaults (ktime --budget, --min-runs): on a GPU 0.5 s
 	 * and 6 batches of about 20 ms (one cycle of the six orders) held the
 	 * A/A of softmax and matmul as well as 1 s and 10 did, at 1.4 s less
-	 * per candidate (docs/gpu.md, "the arena's size"). */
+	 * per candidate (docs/gpu.md, "the arena's size"); at least 4 (two
+	 * cycles of a candidate and the seed, beside an anchor; with three
+	 * roles still one cycle of six, since sampling stops only after whole
+	 * cycles) held it too, at 0.19 s less of a new matmul candidate's time
+	 * stage (docs/gpu.md, "Throughput", fifteenth session). */
 	double budget = jnum(o, "budget_s", gpu ? 0.5 : 1.0), target = jnum(o, "target_rel_sem", 0.001);
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
 	/* Early rejection: the bound on the speedup over the seed, this size's
@@ -1194,7 +1217,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	for (int k = 0; k < nw; k++)
 		if (W[k].kid == K_SEED)
 			seed_w = k;
-	size_t min_runs = (size_t)jnum(o, "min_runs", gpu ? 6 : 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
+	size_t min_runs = (size_t)jnum(o, "min_runs", gpu ? 4 : 10), max_runs = (size_t)jnum(o, "max_runs", 10000);
 	min_runs = min_runs > max_runs ? max_runs : min_runs;
 	double arena_mb = jnum(o, "arena_mb", 0);
 	if (arena_mb <= 0)
@@ -1348,21 +1371,35 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	 * an idle GPU was in; one batch each (every call's arrays touched once
 	 * by every process) when this judge timed until less than a second ago
 	 * (the next size, the next job of a long-lived judge): the GPU is not
-	 * idle then. */
+	 * idle then — or when, after that one batch each, the SM clock is back
+	 * within WARM_CLOCK_TOL of the one this judge's last timed loop ran at
+	 * (a new candidate's GPU idled through its compile, at 345 MHz on an
+	 * H100: the floor was 0.07 s of its time stage; docs/gpu.md). */
 	int reps = 1, warm = gpu && proc_now() - last_timed < 1.0;
+	const char *warm_why = warm ? "timed until less than 1 s ago" : "from idle: 2 batches a role, at least 0.1 s";
+	char clock_why[96];
 	for (int k = 0; k < nw; k++)
 		reps = J->nrep[W[k].kid] > reps ? J->nrep[W[k].kid] : reps;
 	double wu0 = proc_now();
 	for (int q = 0; q < reps; q++) /* every process of every role */
 		for (double w0 = proc_now(), r = 0;
-		     r < (q || warm ? 1 : 2) || (q == 0 && !warm && proc_now() - w0 < 0.1); r++)
+		     r < (q || warm ? 1 : 2) || (q == 0 && !warm && proc_now() - w0 < 0.1); r++) {
 			for (int k = 0; k < nw; k++) {
 				J->cur[W[k].kid] = q % J->nrep[W[k].kid];
 				if (gen_batch(J, n, &L, &A, seeds, e) < 0 ||
 				    run_batch(J, W[k].kid, JOP_RUN, n, &L, &A, &wall) < 0)
 					goto out;
 			}
-	progress("warmed up in %.3f s", proc_now() - wu0);
+			struct dev_state st;
+			if (gpu && !warm && q == 0 && r == 0 && isfinite(last_sm_mhz) && J->d->state &&
+			    J->d->state(&st) == 0 && isfinite(st.sm_mhz) && st.sm_mhz >= (1 - WARM_CLOCK_TOL) * last_sm_mhz) {
+				warm = 1;
+				snprintf(clock_why, sizeof clock_why, "SM clock %.0f MHz after a batch a role, the last loop's %.0f",
+					 st.sm_mhz, last_sm_mhz);
+				warm_why = clock_why;
+			}
+		}
+	progress("warmed up in %.3f s (%s)", proc_now() - wu0, warm_why);
 	double t0 = proc_now(), maxprobe = 0;
 	size_t extend_to = 0; /* batches a noisy role may reach past the budget (below) */
 	int extended = 0;
@@ -1483,6 +1520,8 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		}
 	}
 	last_timed = proc_now();
+	if (gpu)
+		last_sm_mhz = sm_median(&S);
 	progress("timed: %zu batches of %u calls each in %.3f s%s (inputs %.3f, batches %.3f, probe and state %.3f, "
 		 "checks %.3f)", W[0].n, n, proc_now() - t0, extended ? ", extended past the budget (noisy)" : "",
 		 spent[0], spent[1], spent[2], spent[3]);

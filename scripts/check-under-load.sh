@@ -17,8 +17,13 @@ for _ in $(seq "$(nproc)"); do
 	(while :; do :; done) &
 	loops="$loops $!"
 done
+# Each run is a session of its own (setsid), killed whole with the script:
+# a signal used to stop only the busy loops and this script, and a run's
+# ktime went on.
+job=""
 # shellcheck disable=SC2086 # a list of pids
-trap 'kill $loops 2>/dev/null' EXIT
+trap 'kill $loops 2>/dev/null; [ -z "$job" ] || kill -- -"$job" "$job" 2>/dev/null' EXIT
+trap 'exit 143' TERM INT HUP
 echo "from commit $commit on, $(nproc) busy loops, $n runs"
 bad=0
 for i in $(seq "$n"); do
@@ -26,8 +31,11 @@ for i in $(seq "$n"); do
 	git clone -q "$src" "$d/ksci"
 	c=$(git -C "$d/ksci" rev-parse --short HEAD) # each run tests HEAD as it is when the run starts
 	t0=$(date +%s)
-	(cd "$d/ksci" && sh .ci/run) >"$logs/run$i.log" 2>&1
+	(cd "$d/ksci" && exec setsid -w sh .ci/run) >"$logs/run$i.log" 2>&1 &
+	job=$!
+	wait "$job"
 	rc=$?
+	job=""
 	echo "run $i (commit $c): exit $rc, $(tail -n 2 "$logs/run$i.log" | grep -E 'passed, [0-9]+ failed' || echo 'no summary'), $(($(date +%s) - t0)) s"
 	[ "$rc" = 0 ] || bad=1
 	rm -rf "$d"
