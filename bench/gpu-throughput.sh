@@ -83,11 +83,13 @@ summary() {
 }
 
 # aa_copies TASK NAME: $aa copies of the task's timed seed, each made
-# distinct by a comment (so each is compiled), ids NAME-0...
+# distinct by a comment naming it (so each is compiled and timed anew: a
+# copy with another pass's source would only be confirmed, ktime --retime),
+# ids NAME-0...
 aa_copies() {
 	jq -c --argjson n "$aa" --arg name "$2" 'select(.status == "timed") | . as $s | range($n) |
 		{id: "\($name)-\(.)", task: $s.task, backend: $s.backend, generation: 0, parents: [],
-		 source: ($s.source + "\n// A/A copy \(.)\n"), status: "generated"}' "$out/$1-seed.nd"
+		 source: ($s.source + "\n// A/A copy \($name)-\(.)\n"), status: "generated"}' "$out/$1-seed.nd"
 }
 
 # aa_report TASK NAME LABEL: per size max |speedup-1|, copies within 1 %,
