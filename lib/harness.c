@@ -1392,7 +1392,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			}
 			struct dev_state st;
 			if (gpu && !warm && q == 0 && r == 0 && isfinite(last_sm_mhz) && J->d->state &&
-			    J->d->state(&st) == 0 && isfinite(st.sm_mhz) && st.sm_mhz >= (1 - WARM_CLOCK_TOL) * last_sm_mhz) {
+			    J->d->state(&st) == 0 && stats_clock_back(st.sm_mhz, last_sm_mhz, WARM_CLOCK_TOL)) {
 				warm = 1;
 				snprintf(clock_why, sizeof clock_why, "SM clock %.0f MHz after a batch a role, the last loop's %.0f",
 					 st.sm_mhz, last_sm_mhz);

@@ -129,3 +129,8 @@ double stats_cv(const double *x, size_t n)
 		return NAN;
 	return s.stddev / s.mean;
 }
+
+int stats_clock_back(double now_mhz, double ref_mhz, double tol)
+{
+	return isfinite(now_mhz) && isfinite(ref_mhz) && now_mhz > 0 && ref_mhz > 0 && now_mhz >= (1 - tol) * ref_mhz;
+}

@@ -63,4 +63,9 @@ int stats_far_below(const double *cand, size_t nc, const double *seed, size_t ns
 /* Coefficient of variation (stddev / mean) of n values; NAN if n < 2. */
 double stats_cv(const double *x, size_t n);
 
+/* The GPU warm-up's clock check: 1 when the SM clock read now is at least
+ * (1 - tol) of ref (the median of the judge's last timed loop), 0 where
+ * either is not finite and positive — no reading means no shortcut. */
+int stats_clock_back(double now_mhz, double ref_mhz, double tol);
+
 #endif

@@ -31,6 +31,16 @@ int main(void)
 	T_OK(!(s.sem <= 0.001 * s.mean), "10 of them do not");
 	T_OK(near(stats_cv(y, 1000), 0.01 / 1.01, 1e-2), "coefficient of variation");
 	T_OK(isnan(stats_cv(y, 1)), "cv of one value is NaN");
+	/* The warm-up's clock check (harness.c, WARM_CLOCK_TOL 0.02). */
+	T_OK(stats_clock_back(1980, 1980, 0.02), "clock check: the same clock is back");
+	T_OK(stats_clock_back(1941, 1980, 0.02), "clock check: 1.97 %% below is within 2 %%");
+	T_OK(stats_clock_back(2010, 1980, 0.02), "clock check: above the last loop's is back");
+	T_OK(!stats_clock_back(1935, 1980, 0.02), "clock check: 2.3 %% below is not");
+	T_OK(!stats_clock_back(345, 1980, 0.02), "clock check: an idle H100's 345 MHz is not");
+	T_OK(!stats_clock_back(NAN, 1980, 0.02) && !stats_clock_back(1980, NAN, 0.02),
+	     "clock check: no reading, or no last loop, is no shortcut");
+	T_OK(!stats_clock_back(0, 0, 0.02) && !stats_clock_back(INFINITY, 1980, 0.02),
+	     "clock check: zero or infinite readings are no shortcut");
 	const double sp[] = {2, 0.5, 4};
 	T_OK(near(stats_geomean(sp, 3), cbrt(4), 1e-12), "geomean of speedups");
 	/* Cross-check, medians over a size's batches (H100 figures). */
