@@ -1065,20 +1065,6 @@ static double last_timed = -1e9, last_sm_mhz = NAN;
  * timed again with every role when its clock moved more than this). */
 #define WARM_CLOCK_TOL 0.02
 
-/* The median SM clock over a timed loop's readings, or NAN. */
-static double sm_median(const struct states *S)
-{
-	double *v = malloc((S->n ? S->n : 1) * sizeof *v), med = NAN;
-	size_t m = 0;
-	for (size_t i = 0; v && i < S->n; i++)
-		if (isfinite(S->v[i].sm_mhz))
-			v[m++] = S->v[i].sm_mhz;
-	if (m)
-		med = median_of(v, m);
-	free(v);
-	return med;
-}
-
 /* Attempts at a size before the checks on the timing itself condemn a
  * candidate (time_size). */
 #define XCHECK_TRIES 3
@@ -1520,8 +1506,11 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		}
 	}
 	last_timed = proc_now();
-	if (gpu)
-		last_sm_mhz = sm_median(&S);
+	if (gpu) { /* the median of its SM clock readings */
+		json_t *sm = range_of(&S, offsetof(struct dev_state, sm_mhz));
+		last_sm_mhz = sm ? json_number_value(json_object_get(sm, "median")) : NAN;
+		json_decref(sm);
+	}
 	progress("timed: %zu batches of %u calls each in %.3f s%s (inputs %.3f, batches %.3f, probe and state %.3f, "
 		 "checks %.3f)", W[0].n, n, proc_now() - t0, extended ? ", extended past the budget (noisy)" : "",
 		 spent[0], spent[1], spent[2], spent[3]);
