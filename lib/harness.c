@@ -992,6 +992,7 @@ static int anchor_valid(struct job *J, const struct anchor *a, const char **why)
  * while the next candidate compiled (42 °C), against the anchor's median
  * while it timed (54 °C), renewed it for every candidate sent one at a
  * time, and with it cuBLAS timed again each time (docs/gpu.md). */
+#define CLOCK_TOL 0.02 /* the 2 %: also the warm-up's, which ends when the clock is back within it */
 static int state_moved(const json_t *res, const struct anchor *a)
 {
 	const json_t *ds = json_object_get(res, "device_state");
@@ -999,7 +1000,7 @@ static int state_moved(const json_t *res, const struct anchor *a)
 	double mem = json_number_value(json_object_get(json_object_get(ds, "mem_mhz"), "median"));
 	const json_t *tj = json_object_get(json_object_get(ds, "temp_c"), "median");
 	return a->st.sm_mhz > 0 && sm > 0 &&
-	       (fabs(sm - a->st.sm_mhz) > 0.02 * a->st.sm_mhz || fabs(mem - a->st.mem_mhz) > 0.02 * a->st.mem_mhz ||
+	       (fabs(sm - a->st.sm_mhz) > CLOCK_TOL * a->st.sm_mhz || fabs(mem - a->st.mem_mhz) > CLOCK_TOL * a->st.mem_mhz ||
 		(json_is_number(tj) && fabs(json_number_value(tj) - a->st.temp_c) > 8));
 }
 
@@ -1060,10 +1061,6 @@ static double arena_default_mb(const struct job *J)
  * idle GPU), and the SM clock it ran at (the median of its readings; NAN
  * until one, or where the device reports none). */
 static double last_timed = -1e9, last_sm_mhz = NAN;
-
-/* The warm-up's tolerance on the SM clock: the anchors' own (a size is
- * timed again with every role when its clock moved more than this). */
-#define WARM_CLOCK_TOL 0.02
 
 /* Attempts at a size before the checks on the timing itself condemn a
  * candidate (time_size). */
@@ -1358,9 +1355,10 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	 * by every process) when this judge timed until less than a second ago
 	 * (the next size, the next job of a long-lived judge): the GPU is not
 	 * idle then — or when, after that one batch each, the SM clock is back
-	 * within WARM_CLOCK_TOL of the one this judge's last timed loop ran at
-	 * (a new candidate's GPU idled through its compile, at 345 MHz on an
-	 * H100: the floor was 0.07 s of its time stage; docs/gpu.md). */
+	 * within CLOCK_TOL (the anchors' own) of the one this judge's last
+	 * timed loop ran at (a new candidate's GPU idled through its compile,
+	 * at 345 MHz on an H100: the floor was 0.07 s of its time stage;
+	 * docs/gpu.md). */
 	int reps = 1, warm = gpu && proc_now() - last_timed < 1.0;
 	const char *warm_why = warm ? "timed until less than 1 s ago" : "from idle: 2 batches a role, at least 0.1 s";
 	char clock_why[96];
@@ -1378,7 +1376,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			}
 			struct dev_state st;
 			if (gpu && !warm && q == 0 && r == 0 && isfinite(last_sm_mhz) && J->d->state &&
-			    J->d->state(&st) == 0 && stats_clock_back(st.sm_mhz, last_sm_mhz, WARM_CLOCK_TOL)) {
+			    J->d->state(&st) == 0 && stats_clock_back(st.sm_mhz, last_sm_mhz, CLOCK_TOL)) {
 				warm = 1;
 				snprintf(clock_why, sizeof clock_why, "SM clock %.0f MHz after a batch a role, the last loop's %.0f",
 					 st.sm_mhz, last_sm_mhz);

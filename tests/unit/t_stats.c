@@ -31,7 +31,7 @@ int main(void)
 	T_OK(!(s.sem <= 0.001 * s.mean), "10 of them do not");
 	T_OK(near(stats_cv(y, 1000), 0.01 / 1.01, 1e-2), "coefficient of variation");
 	T_OK(isnan(stats_cv(y, 1)), "cv of one value is NaN");
-	/* The warm-up's clock check (harness.c, WARM_CLOCK_TOL 0.02). */
+	/* The warm-up's clock check (harness.c, CLOCK_TOL 0.02). */
 	T_OK(stats_clock_back(1980, 1980, 0.02), "clock check: the same clock is back");
 	T_OK(stats_clock_back(1941, 1980, 0.02), "clock check: 1.97 %% below is within 2 %%");
 	T_OK(stats_clock_back(2010, 1980, 0.02), "clock check: above the last loop's is back");
