@@ -26,6 +26,7 @@ struct eval_opts {
 	const char *sizes;    /* verify: "tests" or "all" (tests + benchmark sizes) */
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
+	int stop_median;      /* time: stop on the standard error of the median (MAD), not of the mean (ktime --stop-stat) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */

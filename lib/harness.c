@@ -1186,6 +1186,8 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	 * stage (docs/gpu.md, "Throughput", fifteenth session). */
 	double budget = jnum(o, "budget_s", gpu ? 0.5 : 1.0), target = jnum(o, "target_rel_sem", 0.001);
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
+	const char *stop_stat = json_string_value(json_object_get(o, "stop_stat"));
+	int stop_median = stop_stat && strcmp(stop_stat, "median") == 0;
 	/* Early rejection: the bound on the speedup over the seed, this size's
 	 * own where the job has one (ktime --best-sizes) — the best there may
 	 * be a size's own winner, far from the best overall. */
@@ -1483,7 +1485,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		for (int k = 0; k < nw; k++) {
 			struct stats st;
 			stats_summarize(W[k].s, W[k].n, &st);
-			if (!(st.sem <= target * st.mean))
+			if (stop_median ? !(stats_median_se(W[k].s, W[k].n) <= target * st.median) : !(st.sem <= target * st.mean))
 				settled = 0;
 			if (!(st.sem <= NOISY_SEM * st.mean))
 				noisy = 1;
@@ -1635,6 +1637,8 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		if (W[k].nx)
 			json_object_set_new(json_object_get(res, W[k].name), "xcheck_excess_us", json_real(excess[k] * 1e6));
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
+	if (stop_median)
+		json_object_set_new(res, "stop_stat", json_string("median"));
 	if (attempt > 1)
 		json_object_set_new(res, "attempts", json_integer(attempt));
 	if (extended)

@@ -11,6 +11,11 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static double median_sorted(const double *s, size_t n)
+{
+	return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
 int stats_summarize(const double *x, size_t n, struct stats *o)
 {
 	memset(o, 0, sizeof *o);
@@ -24,7 +29,7 @@ int stats_summarize(const double *x, size_t n, struct stats *o)
 	o->n = n;
 	o->min = s[0];
 	o->max = s[n - 1];
-	o->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+	o->median = median_sorted(s, n);
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
@@ -67,6 +72,24 @@ double stats_median_log_se(const double *x, size_t n)
 	if (!(lo > 0) || !(hi > 0))
 		return NAN;
 	return (log(hi) - log(lo)) / (2 * 1.96);
+}
+
+double stats_median_se(const double *x, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double *v = malloc(n * sizeof *v);
+	if (!v)
+		return NAN;
+	memcpy(v, x, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp);
+	double m = median_sorted(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - m);
+	qsort(v, n, sizeof *v, cmp);
+	double mad = median_sorted(v, n);
+	free(v);
+	return 1.2533141373155 * 1.482602218505602 * mad / sqrt((double)n);
 }
 
 void stats_geomean_ci(double g, const double *se, size_t k, double floor, double *lo, double *hi)

@@ -46,6 +46,13 @@ double stats_exchange_calls(double exch_s, double per_call_s, double share);
  * batch descheduled by the OS moves the mean's SEM, not this.  NAN when
  * n < 2 or a value is not > 0. */
 double stats_median_log_se(const double *x, size_t n);
+/* The standard error of the median of x[0..n), from the median absolute
+ * deviation: 1.2533 x 1.4826 x MAD / sqrt(n) (the median's asymptotic
+ * error, sqrt(pi/2) sd / sqrt(n), with the MAD's consistent estimate of sd).
+ * ktime --stop-stat median stops on it: a batch or two slowed by the system
+ * widen the mean's SEM, not this, and the median is what a record reports.
+ * NAN when n < 2. */
+double stats_median_se(const double *x, size_t n);
 /* The 95 % interval of a geometric mean of k ratios whose log standard
  * errors are se[0..k) and share the floor (one judge's offset moves every
  * size alike, so the floor is not averaged down): lo and hi around g. */

@@ -78,6 +78,13 @@ ok "the figures are not the edited ones" jq -e '.time.speedup_vs_seed != 99' t8.
 kt --confirm-within 1e9 --stop-slower 0.5 --best 1000 <<<"$(sed -n 3p v.nd)" >t9.nd 2>t9.err
 expect_eq "below-the-bound-timed-in-full: slow, no confirmation" "slow null" "$(jq -r '"\(.status) \(.time.retime)"' t9.nd)"
 
+# Another stopping rule is another timing: a candidate confirmed above is
+# timed in full under --stop-stat median, and every size says which rule.
+sed -n 3p v.nd | kt --confirm-within 1e9 --stop-stat median >t11.nd 2>t11.err
+expect_eq "stop-stat-median-is-another-entry: timed in full" "timed null" "$(jq -r '"\(.status) \(.time.retime)"' t11.nd)"
+ok "stop-stat-median-recorded: every size says median" jq -e '[.time.sizes[] | .stop_stat == "median"] | all and length > 0' t11.nd
+ok "the rule of the mean says nothing (the default)" jq -e '[.time.sizes[] | has("stop_stat")] | any | not' t8.nd
+
 # Implausible figures (a peak far below anything) are never kept.
 export KSCI_CACHE=$T/cache2
 sed -n 1p v.nd | kt --peak-gbps 0.000001 --peak-gflops 0.000001 >t10.nd 2>t10.err

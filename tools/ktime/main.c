@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
 		{"peak-dram-gbps", required_argument, 0, 'W'}, {"retime", required_argument, 0, 'E'},
-		{"confirm-within", required_argument, 0, 'C'}, {0, 0, 0, 0}};
+		{"confirm-within", required_argument, 0, 'C'}, {"stop-stat", required_argument, 0, 'M'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	double slower = 0, best = 1;
@@ -64,6 +64,12 @@ int main(int argc, char **argv)
 					o.retime = strcmp(optarg, "confirm") == 0;
 				else
 					rc = -1, snprintf(e, sizeof e, "--retime: \"%s\": confirm or full", optarg);
+				break;
+			case 'M':
+				if (strcmp(optarg, "mean") == 0 || strcmp(optarg, "median") == 0)
+					o.stop_median = strcmp(optarg, "median") == 0;
+				else
+					rc = -1, snprintf(e, sizeof e, "--stop-stat: \"%s\" is not one of mean, median", optarg);
 				break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
