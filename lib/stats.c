@@ -11,6 +11,17 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A sorted copy of x[0..n) for the caller to free; NULL when out of memory. */
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *v = malloc((n ? n : 1) * sizeof *v);
+	if (v) {
+		memcpy(v, x, n * sizeof *v);
+		qsort(v, n, sizeof *v, cmp);
+	}
+	return v;
+}
+
 static double median_sorted(const double *s, size_t n)
 {
 	return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
@@ -21,11 +32,9 @@ int stats_summarize(const double *x, size_t n, struct stats *o)
 	memset(o, 0, sizeof *o);
 	if (n == 0)
 		return -1;
-	double *s = malloc(n * sizeof *s);
+	double *s = sorted_copy(x, n);
 	if (!s)
 		return -1;
-	memcpy(s, x, n * sizeof *s);
-	qsort(s, n, sizeof *s, cmp);
 	o->n = n;
 	o->min = s[0];
 	o->max = s[n - 1];
@@ -60,11 +69,9 @@ double stats_median_log_se(const double *x, size_t n)
 {
 	if (n < 2)
 		return NAN;
-	double *v = malloc(n * sizeof *v);
+	double *v = sorted_copy(x, n);
 	if (!v)
 		return NAN;
-	memcpy(v, x, n * sizeof *v);
-	qsort(v, n, sizeof *v, cmp);
 	double kf = floor(((double)n - 1.96 * sqrt((double)n)) / 2);
 	size_t k = kf > 0 ? (size_t)kf : 0;
 	double lo = v[k], hi = v[n - 1 - k];
@@ -78,11 +85,9 @@ double stats_median_se(const double *x, size_t n)
 {
 	if (n < 2)
 		return NAN;
-	double *v = malloc(n * sizeof *v);
+	double *v = sorted_copy(x, n);
 	if (!v)
 		return NAN;
-	memcpy(v, x, n * sizeof *v);
-	qsort(v, n, sizeof *v, cmp);
 	double m = median_sorted(v, n);
 	for (size_t i = 0; i < n; i++)
 		v[i] = fabs(v[i] - m);
