@@ -49,6 +49,17 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# Numbers are checked before anything starts: they were used as given, and
+# an --aa-gap of 0.0 ran the idle pass (only the text "0" turned it off).
+count() { [[ $2 =~ ^[0-9]+$ ]] || { echo "gpu-throughput: $1: \"$2\" is not a whole number" >&2; exit 2; }; }
+seconds() { [[ $2 =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "gpu-throughput: $1: \"$2\" is not a number of seconds" >&2; exit 2; }; }
+count --children "$children"
+count --aa "$aa"
+count --latency "$lat"
+seconds --aa-gap "$aagap"
+seconds --gap "$gap"
+[ -z "$budget" ] || seconds --budget "$budget"
+idle=$(awk -v g="$aagap" 'BEGIN { print (g > 0) }')
 [ $# -gt 0 ] || set -- softmax matmul
 # Each latency candidate is a distinct child: with fewer children the rest
 # of the N had no record to send and the pipe waited for ever.
@@ -158,7 +169,7 @@ for task in "$@"; do
 		aa_copies "$task" aa | kcompile -j "$jobs" 2>"$out/$task-aa.err" | kverify $fresh 2>>"$out/$task-aa.err" |
 			ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-aa.nd" 2>>"$out/$task-aa.err"
 		aa_report "$task" aa "$aa copies of the seed through one pipeline"
-		if [ "$aagap" != 0 ]; then
+		if [ "$idle" = 1 ]; then
 			aa_copies "$task" aagap | while IFS= read -r l; do
 				printf '%s\n' "$l"
 				sleep "$aagap"

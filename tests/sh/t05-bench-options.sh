@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# bench/gpu-throughput.sh checks its numbers before it starts anything (no
+# GPU is needed to reach the check): a value that is not a number exits 2
+# with a message naming the option and the value, nothing on stdout.  It used
+# them as given; an --aa-gap of 0.0 ran the idle A/A (only "0" turned it off).
+. "$(dirname "$0")/lib.sh"
+
+bad() { # expected-stderr option value
+	"$ROOT/bench/gpu-throughput.sh" "$2" "$3" matmul </dev/null >"$T/out" 2>"$T/err"
+	expect_eq "$2 $3: exit 2" 2 $?
+	expect_eq "$2 $3: the message" "$1" "$(cat "$T/err")"
+	expect_eq "$2 $3: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
+}
+bad 'gpu-throughput: --aa-gap: "x" is not a number of seconds' --aa-gap x
+bad 'gpu-throughput: --aa-gap: "-1" is not a number of seconds' --aa-gap -1
+bad 'gpu-throughput: --children: "1.5" is not a whole number' --children 1.5
+bad 'gpu-throughput: --aa: "" is not a whole number' --aa ''
+bad 'gpu-throughput: --latency: "many" is not a whole number' --latency many
+bad 'gpu-throughput: --gap: "1s" is not a number of seconds' --gap 1s
+bad 'gpu-throughput: --budget: "fast" is not a number of seconds' --budget fast
+done_testing
