@@ -4,7 +4,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* strto* skip leading space and accept an empty tail; a value must be all digits. */
 static int whole(const char *s, const char *end)
@@ -50,4 +52,19 @@ int opt_u64(const char *name, const char *s, uint64_t *out, char *e)
 		return errf(e, "%s: %s is outside 0..%llu", name, s, (unsigned long long)UINT64_MAX);
 	*out = v;
 	return 0;
+}
+
+int opt_choice(const char *name, const char *s, const char *const *choices, int *out, char *e)
+{
+	char list[256] = "";
+	size_t len = 0;
+	for (int i = 0; choices[i]; i++) {
+		if (strcmp(s, choices[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+		int w = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+		len = w > 0 && (size_t)w < sizeof list - len ? len + (size_t)w : len;
+	}
+	return errf(e, "%s: \"%s\" is not one of %s", name, s, list);
 }

@@ -7,6 +7,7 @@
  *   --budget: "1x" is not a number        (opt_double)
  *   --children: "x" is not an integer     (opt_long, opt_u64)
  *   --budget: 0 is outside 0.001..3600    (out of range, overflow included)
+ *   --retime: "x" is not one of confirm, full   (opt_choice)
  *
  * *out is written only on success.  No allocation.
  */
@@ -21,5 +22,7 @@ int opt_double(const char *name, const char *s, double lo, double hi, double *ou
 int opt_long(const char *name, const char *s, long lo, long hi, long *out, char *errbuf);
 /* 0..UINT64_MAX. */
 int opt_u64(const char *name, const char *s, uint64_t *out, char *errbuf);
+/* One of the NULL-terminated words in choices: *out its index. */
+int opt_choice(const char *name, const char *s, const char *const *choices, int *out, char *errbuf);
 
 #endif

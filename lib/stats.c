@@ -67,9 +67,7 @@ double stats_geomean(const double *x, size_t n)
 
 double stats_median_log_se(const double *x, size_t n)
 {
-	if (n < 2)
-		return NAN;
-	double *v = sorted_copy(x, n);
+	double *v = n < 2 ? NULL : sorted_copy(x, n); /* one value has no error */
 	if (!v)
 		return NAN;
 	double kf = floor(((double)n - 1.96 * sqrt((double)n)) / 2);
@@ -83,9 +81,7 @@ double stats_median_log_se(const double *x, size_t n)
 
 double stats_median_se(const double *x, size_t n)
 {
-	if (n < 2)
-		return NAN;
-	double *v = sorted_copy(x, n);
+	double *v = n < 2 ? NULL : sorted_copy(x, n); /* one value has no error */
 	if (!v)
 		return NAN;
 	double m = median_sorted(v, n);

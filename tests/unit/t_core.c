@@ -215,6 +215,12 @@ static void test_opt(void)
 	T_OK(opt_u64("--seed", "-1", &u, e) < 0 && strcmp(e, "--seed: -1 is outside 0..18446744073709551615") == 0,
 	     "opt_u64: a negative seed is out of range, not 2^64-1 (%s)", e);
 	T_OK(opt_u64("--seed", "010", &u, e) == 0 && u == 10, "opt_u64: decimal like the others (010 is 10, not 8)");
+	int ci = 7;
+	const char *const stat[] = {"mean", "median", NULL};
+	T_OK(opt_choice("--stop-stat", "median", stat, &ci, e) == 0 && ci == 1, "opt_choice: the word's index");
+	T_OK(opt_choice("--stop-stat", "med", stat, &ci, e) < 0 && ci == 1 &&
+		     strcmp(e, "--stop-stat: \"med\" is not one of mean, median") == 0,
+	     "opt_choice: no prefixes; the message lists the words, *out untouched (%s)", e);
 }
 
 static void test_strbuf(void)

@@ -59,17 +59,11 @@ int main(int argc, char **argv)
 			case 'L': rc = opt_double("--stop-slower", optarg, 0, 1, &slower, e); break;
 			case 'X': rc = opt_double("--best", optarg, 1e-6, 1e9, &best, e); break;
 			case 'Y': best_sizes = optarg; break;
-			case 'E':
-				if (strcmp(optarg, "confirm") == 0 || strcmp(optarg, "full") == 0)
-					o.retime = strcmp(optarg, "confirm") == 0;
-				else
-					rc = -1, snprintf(e, sizeof e, "--retime: \"%s\": confirm or full", optarg);
+			case 'E': /* confirm: 1, full: 0 */
+				rc = opt_choice("--retime", optarg, (const char *const[]){"full", "confirm", NULL}, &o.retime, e);
 				break;
 			case 'M':
-				if (strcmp(optarg, "mean") == 0 || strcmp(optarg, "median") == 0)
-					o.stop_median = strcmp(optarg, "median") == 0;
-				else
-					rc = -1, snprintf(e, sizeof e, "--stop-stat: \"%s\" is not one of mean, median", optarg);
+				rc = opt_choice("--stop-stat", optarg, (const char *const[]){"mean", "median", NULL}, &o.stop_median, e);
 				break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
