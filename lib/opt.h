@@ -7,7 +7,7 @@
  *   --budget: "1x" is not a number        (opt_double)
  *   --children: "x" is not an integer     (opt_long, opt_u64)
  *   --budget: 0 is outside 0.001..3600    (out of range, overflow included)
- *   --retime: "x" is not one of confirm, full   (opt_choice)
+ *   --retime: "x" is not one of full, confirm   (opt_choice)
  *
  * *out is written only on success.  No allocation.
  */

@@ -22,6 +22,8 @@ check 'kgen: --children: 0 is outside 1..1000' kgen --children 0
 check 'kgen: --seed: "x" is not an integer' kgen --seed x
 check 'kgen: --seed: -1 is outside 0..9223372036854775807' kgen --seed -1
 check 'kgen: --temperature: 3 is outside 0..2' kgen --temperature 3
+check 'kgen: --token-param: "max" is not one of auto, max_tokens, max_completion_tokens' kgen --token-param max
+check 'kselect: --backend: "fortran" is not one of c, cuda, hip' kselect --backend fortran
 check 'kcompile: --timeout: 0 is outside 1..86400' kcompile --timeout 0
 check 'kcompile: --jobs: 0 is outside 1..256' kcompile -j 0
 check 'kverify: --seeds: 0 is outside 1..1000' kverify --seeds 0

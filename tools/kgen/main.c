@@ -142,16 +142,10 @@ int main(int argc, char **argv)
 		case 'u': sc.llm.base_url = optarg; break;
 		case 'T': bad = opt_double("--temperature", optarg, 0, 2, &sc.llm.temperature, eb); break;
 		case 'M': bad = opt_long("--max-tokens", optarg, 1, 1000000, &sc.llm.max_tokens, eb); break;
-		case 'P':
-			if (strcmp(optarg, "auto") == 0)
-				sc.llm.token_param = 0;
-			else if (strcmp(optarg, "max_tokens") == 0)
-				sc.llm.token_param = 1;
-			else if (strcmp(optarg, "max_completion_tokens") == 0)
-				sc.llm.token_param = 2;
-			else
-				bad = errf(eb, "--token-param: \"%s\" is not auto, max_tokens or max_completion_tokens",
-					   optarg);
+		case 'P': /* auto: 0, max_tokens: 1, max_completion_tokens: 2 */
+			bad = opt_choice("--token-param", optarg,
+					 (const char *const[]){"auto", "max_tokens", "max_completion_tokens", NULL},
+					 &sc.llm.token_param, eb);
 			break;
 		case 'N': bad = opt_long("--n", optarg, 1, 16, &v, eb); sc.llm.n = (int)v; break;
 		case 'o': bad = opt_double("--timeout", optarg, 0.01, 86400, &sc.llm.timeout, eb); break;

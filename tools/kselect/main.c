@@ -160,11 +160,12 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n': bad = opt_long("--population", optarg, 1, 100000, &v, e); o.population = (int)v; break;
 		case 't': o.task = optarg; break;
-		case 'b':
-			if (strcmp(optarg, "c") && strcmp(optarg, "cuda") && strcmp(optarg, "hip"))
-				bad = errf(e, "--backend: \"%s\" is not c, cuda or hip", optarg);
+		case 'b': {
+			int which;
+			bad = opt_choice("--backend", optarg, (const char *const[]){"c", "cuda", "hip", NULL}, &which, e);
 			o.backend = optarg;
 			break;
+		}
 		case 's':
 			if ((v = sel_strategy_parse(optarg)) < 0)
 				bad = errf(e, "--strategy: unknown strategy \"%s\"", optarg);
