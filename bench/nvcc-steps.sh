@@ -6,18 +6,21 @@
 # --dryrun that plans it and the build directory, 0.07 s on an H100 machine;
 # before the fourteenth session it left those out, as the figures in
 # docs/gpu.md up to then did).
+# Three modes: serial (nvcc itself), parallel (the two halves, GNU ld's
+# link: KSCI_HOST_LD=default) and gold (the two halves and gold's link,
+# kcompile's default where ld.gold is there; the same as parallel where not).
 # Each task's seed (and, with --mutants N, N kgen mutate children of it,
-# all distinct) is compiled with --no-cache, the two modes alternating,
-# ROUNDS times; printed: the median seconds per mode and the ratio, and
-# whether both modes gave the same ptxas resources (registers, spills,
-# shared memory per kernel) for every source.  Run it on an idle machine.
+# all distinct) is compiled with --no-cache, the modes in turn, ROUNDS
+# times; printed: the median seconds per mode and each one's ratio to
+# serial, and whether every mode gave the same ptxas resources (registers,
+# spills, shared memory per kernel) for every source.  Run it on an idle machine.
 #   usage: bench/nvcc-steps.sh [-r ROUNDS] [--mutants N] [TASK ...]   (default: 5 rounds; softmax matmul)
 #   env: KSCIBIN (default build/gpu/bin, else build/bin), KSCI_TASKS
 set -euo pipefail
 rounds=5 mutants=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-r) rounds=$2; shift ;;
 	--mutants) mutants=$2; shift ;;
 	*) break ;;
@@ -37,8 +40,10 @@ export KSCI_CACHE=$tmp/cache
 for task in "$@"; do
 	bench_sources "$task" "$mutants" "$BIN" >"$tmp/$task.in"
 	for r in $(seq "$rounds"); do
-		for mode in serial parallel; do
-			KSCI_NVCC_STEPS=$mode "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/$task.$mode.$r" 2>/dev/null || true
+		for mode in serial parallel gold; do
+			steps=$([ "$mode" = serial ] && echo serial || echo parallel)
+			ld=$([ "$mode" = gold ] && echo gold || echo default)
+			KSCI_NVCC_STEPS=$steps KSCI_HOST_LD=$ld "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/$task.$mode.$r" 2>/dev/null || true
 			jq -r --arg m "$mode" --arg t "$task" '[$t, $m, .id, .compile.steps, .compile.ok, .compile.seconds,
 				(.compile.resources | tojson)] | @tsv' "$tmp/$task.$mode.$r" >>"$tmp/rows"
 		done
@@ -50,15 +55,17 @@ function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
 { s[$1" "$2] = s[$1" "$2] " " $6; if (!seen[$1]++) order[++n] = $1
   if ($5 != "true") bad[$1" "$2]++
-  if ($2 == "parallel" && $4 != "parallel") fellback[$1]++
+  if ($2 != "serial" && $4 != "parallel") fellback[$1]++
   res[$1" "$3" "$2] = $7; ids[$1" "$3] = 1 }
 END {
-	printf "%-10s %10s %10s %8s %s\n", "task", "serial s", "parallel s", "ratio", "notes"
+	printf "%-10s %10s %10s %8s %10s %8s %s\n", "task", "serial s", "parallel s", "ratio", "gold s", "ratio", "notes"
 	for (i = 1; i <= n; i++) {
-		t = order[i]; a = med(s[t" serial"]); b = med(s[t" parallel"]); note = ""
-		for (k in ids) { split(k, p, " "); if (p[1] == t && res[k" serial"] != res[k" parallel"]) diff++ }
+		t = order[i]; a = med(s[t" serial"]); b = med(s[t" parallel"]); g = med(s[t" gold"]); diff = 0
+		for (k in ids) { split(k, p, " "); if (p[1] == t && (res[k" serial"] != res[k" parallel"] || res[k" serial"] != res[k" gold"])) diff++ }
 		note = (diff ? diff " sources with other resources; " : "same resources; ")
-		note = note (fellback[t] ? fellback[t] " compiles fell back to nvcc; " : "") (bad[t" serial"] + bad[t" parallel"] ? "failed compiles: " bad[t" serial"] + 0 " / " bad[t" parallel"] + 0 : "")
-		printf "%-10s %10.3f %10.3f %8.3f %s\n", t, a, b, b / a, note; diff = 0
+		note = note (fellback[t] ? fellback[t] " compiles fell back to nvcc; " : "")
+		nb = bad[t" serial"] + bad[t" parallel"] + bad[t" gold"]
+		note = note (nb ? "failed compiles: " bad[t" serial"] + 0 " / " bad[t" parallel"] + 0 " / " bad[t" gold"] + 0 : "")
+		printf "%-10s %10.3f %10.3f %8.3f %10.3f %8.3f %s\n", t, a, b, b / a, g, g / a, note
 	}
 }' "$tmp/rows"

@@ -96,7 +96,7 @@ char **sbx_argv(const struct sbx *s, char *const *prog, const struct sbx_bind *b
 		add(&a, s->bwrap);
 		static const char *const fixed[] = {"--unshare-all", "--unshare-user", "--uid", "65534", "--gid",
 						    "65534", "--die-with-parent", "--new-session", "--clearenv",
-						    "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv",
+						    "--setenv", "PATH", SBX_PATH, "--setenv",
 						    "HOME", "/tmp", NULL};
 		for (int i = 0; fixed[i]; i++)
 			add(&a, fixed[i]);

@@ -33,6 +33,9 @@
 
 enum sbx_kind { SBX_BWRAP, SBX_NONE };
 
+/* The PATH a jailed program gets. */
+#define SBX_PATH "/usr/local/bin:/usr/bin:/bin"
+
 struct sbx {
 	enum sbx_kind kind;
 	char bwrap[PATH_MAX]; /* the bwrap program: $KSCI_BWRAP, else "bwrap" on PATH */
