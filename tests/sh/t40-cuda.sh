@@ -107,9 +107,9 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 		# the .so's fatbinary; the rest holds the build directory's name).
 		texts() {
 			objcopy -O binary --only-section=.nv_fatbin "$1" "$T/fb"
-			for off in $(grep -obUaP '\x7fELF' "$T/fb" | cut -d: -f1); do
+			grep -obUaP '\x7fELF' "$T/fb" | cut -d: -f1 | while read -r off; do
 				tail -c +$((off + 1)) "$T/fb" >"$T/elf"
-				for sec in $(readelf -S -W "$T/elf" 2>/dev/null | grep -o ' \.text\.[^ ]*'); do
+				readelf -S -W "$T/elf" 2>/dev/null | grep -o ' \.text\.[^ ]*' | while read -r sec; do
 					readelf -x "$sec" "$T/elf" 2>/dev/null
 				done
 			done
