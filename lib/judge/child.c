@@ -66,7 +66,7 @@ int harness_child(const struct dev_ops *d, const char *role, const char *lib)
 	ctl_wake(&c->ready);
 	for (;;) {
 		/* Stopped between requests, so this spins only just after a SIGCONT. */
-		ctl_wait(&c->req, seen, 0.05, 0, NULL, NULL);
+		ctl_wait(&c->req, seen, 0.05, 0, NULL, NULL, NULL);
 		seen = atomic_load_explicit(&c->req, memory_order_acquire);
 		uint32_t op = c->op;
 		int32_t st = 0;

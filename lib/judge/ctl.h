@@ -11,7 +11,8 @@
  * request field before each request and bounds what it reads back.
  *
  * Waiting: the child spins on `req` (it is stopped by the judge between
- * requests, so it spins only for the microseconds after it is continued);
+ * requests, so it spins only for the microseconds after it is continued,
+ * whatever time it spent stopped: see ctl_wait);
  * the judge spins (GPU back ends: the request's round trip is part of what
  * it times, so it must be short and steady) or sleeps on a futex (host back
  * end: a spinning judge would steal a core from a multi-threaded kernel).
@@ -76,9 +77,17 @@ struct jctl *ctl_map(int fd, char *e);
 /* Wake whoever sleeps on w (a futex on shared memory). */
 void ctl_wake(_Atomic uint32_t *w);
 /* Wait until *w != old: spin for spin_s seconds, then sleep on the futex in
- * slices of at most 5 ms.  Returns 0 when it changed, 1 when `alive`
- * (called between slices and every few thousand spins) returned 0, or the
- * deadline (proc_now() seconds) passed: then 2. */
-int ctl_wait(_Atomic uint32_t *w, uint32_t old, double spin_s, double deadline, int (*alive)(void *), void *ctx);
+ * slices of at most 5 ms.  A gap of more than CTL_STOPPED_S between two
+ * looks at the clock while spinning means the process was stopped (or
+ * descheduled) in between: the spin_s starts again from there, so a child
+ * continued after any time stopped spins for its request.  Returns 0 when it
+ * changed, 1 when `alive` (called between slices and every few thousand
+ * spins) returned 0, or the deadline (proc_now() seconds) passed: then 2.
+ * *slept (may be NULL): 1 when it slept on the futex at least once. */
+#define CTL_STOPPED_S 0.002
+int ctl_wait(_Atomic uint32_t *w, uint32_t old, double spin_s, double deadline, int (*alive)(void *), void *ctx,
+	     int *slept);
+/* For tests: the clock ctl_wait reads (NULL: proc_now). */
+void ctl_set_clock(double (*now)(void));
 
 #endif

@@ -152,7 +152,7 @@ int kid_spawn(struct kid *k, const char *role, const struct kid_opts *o, char *e
 int kid_ready(struct kid *k, double deadline, char *e)
 {
 	const char *role = k->role;
-	int rc = ctl_wait(&k->c->ready, 0, 0, deadline, alive, k);
+	int rc = ctl_wait(&k->c->ready, 0, 0, deadline, alive, k, NULL);
 	uint32_t r = atomic_load(&k->c->ready);
 	if (rc == 0 && r == 1)
 		return kid_stop(k) == 0 ? 0 : (describe(k->wstatus, e, role), -1);
@@ -193,7 +193,7 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 	double t0 = proc_now();
 	atomic_store_explicit(&c->req, ++k->seq, memory_order_release);
 	ctl_wake(&c->req);
-	int rc = ctl_wait(&c->done, before, spin_s, deadline, alive, k);
+	int rc = ctl_wait(&c->done, before, spin_s, deadline, alive, k, NULL);
 	double t1 = proc_now();
 	if (rc == 2) {
 		kill_reap(k);

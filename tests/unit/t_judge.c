@@ -33,6 +33,33 @@ static char state(pid_t pid)
 	return q && q[1] == ' ' ? q[2] : '?';
 }
 
+/* A clock for ctl_wait that moves 1 ms a look; at look jump_at it jumps
+ * 10 s (the process was stopped in between), at look set_at the word it
+ * waits on changes.  Whether the wait slept on the futex before that. */
+static double fake_t;
+static int fake_calls, fake_jump_at, fake_set_at;
+static _Atomic uint32_t fake_word;
+
+static double fake_now(void)
+{
+	fake_t += 0.001;
+	if (++fake_calls == fake_jump_at)
+		fake_t += 10;
+	if (fake_calls == fake_set_at)
+		atomic_store(&fake_word, 1);
+	return fake_t;
+}
+
+static int wait_slept(int jump_at, int set_at)
+{
+	fake_t = 0, fake_calls = 0, fake_jump_at = jump_at, fake_set_at = set_at;
+	atomic_store(&fake_word, 0);
+	ctl_set_clock(fake_now);
+	int slept = -1, rc = ctl_wait(&fake_word, 0, 0.05, 0, NULL, NULL, &slept);
+	ctl_set_clock(NULL);
+	return rc == 0 ? slept : -1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && strcmp(argv[1], "--child") == 0)
@@ -119,5 +146,12 @@ int main(int argc, char **argv)
 	json_object_set_new(json_array_get(sz, 1), "exchange_share", json_real(0.9));
 	T_OK(harness_implausible(sz, NULL) == NULL, "at the peak and at a share of 0.9: nothing flagged");
 	json_decref(sz);
+	/* child-slept-after-a-long-stop: a child's wait for its request
+	 * started when it answered the last one, and a stop longer than its
+	 * 0.05 s of spinning sent it to the futex the moment it was continued,
+	 * so the wake-up fell inside the timed exchange for a role whose gap
+	 * was long and not for the others. */
+	T_OK(wait_slept(10, 30) == 0, "child-slept-after-a-long-stop: continued after 10 s stopped, it spins for its request");
+	T_OK(wait_slept(0, 60) == 1, "...and without a stop it still sleeps once its 0.05 s of spinning is over");
 	return T_DONE();
 }
