@@ -73,11 +73,9 @@ void ctl_set_clock(double (*now)(void)) { clock_now = now ? now : proc_now; }
  * judge's checks.  Where that gap passed the window (three roles at a
  * large size; the c back end, whose check of the candidate's batch on the
  * host comes between it and the seed's), the child woke by the futex,
- * inside the timed exchange, for some roles and not for others.  Measured
- * on an H200 (20 A/A copies a way, one run each): matmul's largest
- * |r - 1| 0.82 / 0.83 % before, 0.25 / 0.35 % with the child always
- * spinning; softmax 0.66 / 0.79 %, 0.65 / 0.44 % — within what runs of
- * the same tools spread (docs/gpu.md, "Throughput"). */
+ * inside the timed exchange, for some roles and not for others.  On an
+ * H200 its effect on the A/A was within what runs of one judge spread
+ * (docs/gpu.md, "Throughput", eighteenth session). */
 int ctl_wait(_Atomic uint32_t *w, uint32_t old, double spin_s, double deadline, int (*alive)(void *), void *ctx,
 	     int *slept)
 {
