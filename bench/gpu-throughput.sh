@@ -158,7 +158,7 @@ latency() {
 	echo "  where the new records' time went (judge log, seconds from the job's start; each size: start, single, warmed (s, why), timed (batches)):"
 	jq -r 'select(.id | startswith("lat-new")) | "    \(.id): \([.time.log // "" | split("\n")[] |
 		capture("\\[(?<t>[0-9.]+) s\\] (?<m>.*)") |
-		if (.m | test("^time [{]")) then "| \(.m | capture("^time (?<s>[{][^}]*[}])").s) \(.t)"
+		if (.m | test("^time [^:]*$|^time [^:]*: ")) then "| \(.m | capture("^time (?<s>[^:]*)").s) \(.t)"
 		elif (.m | test("^single calls done")) then "single \(.t)"
 		elif (.m | test("^warmed up in")) then "warmed \(.t) (\(.m | capture("warmed up in (?<w>[0-9.]+) s [(](?<why>[^0-9(]*)") | "\(.w) s, \(.why | rtrimstr(" "))"))"
 		elif (.m | test("^timed: ")) then "timed \(.t) (\(.m | capture("timed: (?<n>[0-9]+) batches").n))"
