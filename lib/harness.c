@@ -628,7 +628,9 @@ struct who {
 	const char *name;
 	double *s;  /* per batch: seconds per call */
 	double *x;  /* per batch: seconds the judge's clock saw beyond the device's events (GPU) */
+	double *wake, *tail; /* per batch, by the child's own clock (kid_split): the log's only */
 	size_t n, nx, busy; /* busy: batches after which the GPU was still busy */
+	size_t nsplit;
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -1229,8 +1231,10 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	for (int k = 0; k < nw; k++) {
 		W[k].s = malloc(max_runs * sizeof(double));
 		W[k].x = malloc(max_runs * sizeof(double));
-		W[k].n = W[k].nx = W[k].busy = 0;
-		if (!W[k].s || !W[k].x) {
+		W[k].wake = malloc(max_runs * sizeof(double));
+		W[k].tail = malloc(max_runs * sizeof(double));
+		W[k].n = W[k].nx = W[k].busy = W[k].nsplit = 0;
+		if (!W[k].s || !W[k].x || !W[k].wake || !W[k].tail) {
 			errf(e, "out of memory");
 			goto out;
 		}
@@ -1418,6 +1422,9 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 				w->busy++;
 			if (ev >= 0)
 				w->x[w->nx++] = wall - ovh - ev;
+			double wk, tl;
+			if (w->nsplit < max_runs && kid_split(KID(J, w->kid), &wk, &tl))
+				w->wake[w->nsplit] = wk, w->tail[w->nsplit++] = tl;
 			double x = (wall - ovh) / n;
 			w->s[w->n++] = x > 1e-12 ? x : 1e-12;
 			if (w->kid == K_CAND) {
@@ -1548,7 +1555,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			 excess[0] * 1e6, per * 1e6);
 		attempt++;
 		for (int k = 0; k < nw; k++)
-			W[k].n = W[k].nx = W[k].busy = 0;
+			W[k].n = W[k].nx = W[k].busy = W[k].nsplit = 0;
 		goto retime;
 	}
 	if (busy) {
@@ -1636,6 +1643,18 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	for (int k = 0; k < nw; k++)
 		if (W[k].nx)
 			json_object_set_new(json_object_get(res, W[k].name), "xcheck_excess_us", json_real(excess[k] * 1e6));
+	/* Where each role's exchanges went by its child's own clock: from the
+	 * request to the child seeing it (its wake-up from the stop), and from
+	 * its end to the judge seeing "done" — the child's word, for reading
+	 * a timing, never in a figure (docs/record.md). */
+	for (int k = 0; k < nw; k++)
+		if (W[k].nsplit) {
+			double wk = median_of(W[k].wake, W[k].nsplit), tl = median_of(W[k].tail, W[k].nsplit);
+			json_object_set_new(json_object_get(res, W[k].name), "child_clock_us",
+					    json_pack("{s:f, s:f}", "to_request", wk * 1e6, "after_done", tl * 1e6));
+			progress("%s: by its child's clock, %.1f us to see a request, %.1f us from its end to done seen (medians of %zu)",
+				 W[k].name, wk * 1e6, tl * 1e6, W[k].nsplit);
+		}
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
 	if (stop_median)
 		json_object_set_new(res, "stop_stat", json_string("median"));
@@ -1650,7 +1669,9 @@ out:
 	for (int k = 0; k < nw; k++) {
 		free(W[k].s);
 		free(W[k].x);
-		W[k].s = W[k].x = NULL;
+		free(W[k].wake);
+		free(W[k].tail);
+		W[k].s = W[k].x = W[k].wake = W[k].tail = NULL;
 	}
 	for (int i = 0; priv && i < t->nargs; i++)
 		if (priv[i])

@@ -18,6 +18,7 @@
 #include "child.h"
 
 #include "../jail_filter.h"
+#include "../proc.h"
 #include "ctl.h"
 
 static void empty_call(void **args) { (void)args; }
@@ -68,6 +69,7 @@ int harness_child(const struct dev_ops *d, const char *role, const char *lib)
 		/* Stopped between requests, so this spins only just after a SIGCONT. */
 		ctl_wait(&c->req, seen, 0.05, 0, NULL, NULL, NULL);
 		seen = atomic_load_explicit(&c->req, memory_order_acquire);
+		c->seen_at = proc_now();
 		uint32_t op = c->op;
 		int32_t st = 0;
 		c->event_s = -1;
@@ -118,6 +120,7 @@ int harness_child(const struct dev_ops *d, const char *role, const char *lib)
 		if (st != 0)
 			snprintf(c->msg, sizeof c->msg, "%s", e);
 		c->status = st;
+		c->finished_at = proc_now();
 		atomic_store_explicit(&c->done, seen, memory_order_release);
 		ctl_wake(&c->done);
 	}

@@ -66,6 +66,9 @@ struct jctl {
 	int32_t status; /* 0 done; -1 the device reported a fault (msg) */
 	uint32_t pad;
 	double event_s; /* GPU: the batch between device events (a cross-check only) */
+	/* The child's CLOCK_MONOTONIC when it saw the request and when it had
+	 * finished it (its device synchronised): for the judge's log only. */
+	double seen_at, finished_at;
 	char msg[512];
 };
 

@@ -204,6 +204,7 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 		return -1;
 	}
 	*wall = t1 - t0;
+	k->t0 = t0, k->t1 = t1;
 	if (c->status != 0) {
 		char m[600];
 		clean(c->msg, sizeof c->msg, m, sizeof m);
@@ -211,6 +212,15 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 		return -3;
 	}
 	return 0;
+}
+
+int kid_split(const struct kid *k, double *wake, double *tail)
+{
+	double s = k->c->seen_at, f = k->c->finished_at;
+	if (!(s >= k->t0 && f >= s && f <= k->t1))
+		return 0;
+	*wake = s - k->t0, *tail = k->t1 - f;
+	return 1;
 }
 
 void kid_log_tail(struct kid *k, char *buf, size_t n)

@@ -38,6 +38,7 @@ struct kid {
 	int ctl_fd, log_fd;
 	uint32_t seq;
 	int dead;    /* reaped: status below */
+	double t0, t1; /* the last request's start and "done", by the judge's clock */
 	int wstatus;
 };
 
@@ -61,6 +62,12 @@ int kid_ready(struct kid *k, double deadline, char *e);
  * is killed), -3 the child reported a device fault (e: its message, cut
  * and cleaned). */
 int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, double *wall, char *e);
+/* Where the last request's exchange went, by the child's own clock (the
+ * same CLOCK_MONOTONIC as the judge's, but the child's word: for the log,
+ * never for a figure): *wake from the request to the child seeing it, *tail
+ * from the child's end of it to the judge seeing "done".  0 when the
+ * child's stamps are not within the exchange. */
+int kid_split(const struct kid *k, double *wake, double *tail);
 /* The last line(s) of the child's log, at most n-1 bytes, printable ASCII. */
 void kid_log_tail(struct kid *k, char *buf, size_t n);
 /* The end of the child's log (whole lines, at most n-1 bytes), cleaned the same way. */

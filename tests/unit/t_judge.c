@@ -93,6 +93,12 @@ int main(int argc, char **argv)
 	uint32_t done = atomic_load(&k.c->done);
 	T_OK(kid_request(&k, JOP_EMPTY, 0, deadline, &wall, e) == 0 && atomic_load(&k.c->done) == done + 1,
 	     "each request is answered with its own number");
+	double wk = -1, tl = -1;
+	T_OK(kid_split(&k, &wk, &tl) == 1 && wk >= 0 && tl >= 0 && wk + tl <= wall,
+	     "by the child's clock: %.1f us to see the request, %.1f us from its end to done seen (of %.1f)", wk * 1e6,
+	     tl * 1e6, wall * 1e6);
+	k.c->seen_at = k.t0 - 1; /* the child's word: a stamp before the request is not believed */
+	T_OK(kid_split(&k, &wk, &tl) == 0, "a child's stamps outside the exchange are not used");
 
 	char tail[64];
 	kid_log_tail(&k, tail, sizeof tail);
