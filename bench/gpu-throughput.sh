@@ -26,14 +26,18 @@
 # verify and time redone).  Prints median, min and max of each.  --gap SEC:
 # wait SEC after each record before the next is sent (default 0: at once),
 # so that each finds the judges idle, their spares made.
+# --cpu-latency US: hold the CPUs' wake-up latency at US microseconds for the
+# run (/dev/cpu_dma_latency, root): the A/A's error follows the wake-up of
+# each role's continued child (docs/gpu.md, eighteenth session); exit 3
+# where it cannot be held.
 #   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--aa-gap SEC] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
-#                                  [--ktime-opt OPT] [TASK ...]
+#                                  [--cpu-latency US] [--ktime-opt OPT] [TASK ...]
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under $OUT/throughput (or ./gpu-logs/throughput)
 set -uo pipefail
-children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached"
+children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached" cpulat=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--aa-gap) aagap=$2; shift ;;
 	--latency) lat=$2; shift ;;
 	--gap) gap=$2; shift ;;
+	--cpu-latency) cpulat=$2; shift ;;
 	--ktime-opt) kopts+=("$2"); shift ;;
 	-*) echo "gpu-throughput: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
@@ -59,6 +64,7 @@ count --latency "$lat"
 seconds --aa-gap "$aagap"
 seconds --gap "$gap"
 [ -z "$budget" ] || seconds --budget "$budget"
+[ -z "$cpulat" ] || count --cpu-latency "$cpulat"
 idle=$(awk -v g="$aagap" 'BEGIN { print (g > 0) }')
 [ $# -gt 0 ] || set -- softmax matmul
 # Each latency candidate is a distinct child: with fewer children the rest
@@ -66,6 +72,13 @@ idle=$(awk -v g="$aagap" 'BEGIN { print (g > 0) }')
 if [ "$lat" -gt "$children" ]; then
 	echo "gpu-throughput: --latency $lat needs --children $lat or more (has $children)" >&2
 	exit 2
+fi
+# The request holds while the file stays open: for the whole run.
+if [ -n "$cpulat" ]; then
+	if ! { exec {qos}>/dev/cpu_dma_latency && printf '%x' "$cpulat" >&"$qos"; } 2>/dev/null; then
+		echo "gpu-throughput: --cpu-latency: cannot hold /dev/cpu_dma_latency here (it needs root and the device)" >&2
+		exit 3
+	fi
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
@@ -172,7 +185,7 @@ latency() {
 
 for task in "$@"; do
 	export KSCI_CACHE="$tmp/cache-$task"
-	echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1); $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "== $task: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1); $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)${cpulat:+; CPU wake-up latency held at $cpulat us}"
 	jq -cn --arg t "$task" --rawfile s "$KSCI_TASKS/$task/seed.cu" \
 		'{id: "seed", task: $t, backend: "cuda", generation: 0, parents: [], source: $s, status: "generated"}' |
 		kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}" >"$out/$task-seed.nd" 2>"$out/$task-seed.err"

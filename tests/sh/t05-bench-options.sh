@@ -18,4 +18,13 @@ bad 'gpu-throughput: --aa: "" is not a whole number' --aa ''
 bad 'gpu-throughput: --latency: "many" is not a whole number' --latency many
 bad 'gpu-throughput: --gap: "1s" is not a number of seconds' --gap 1s
 bad 'gpu-throughput: --budget: "fast" is not a number of seconds' --budget fast
+bad 'gpu-throughput: --cpu-latency: "0.5" is not a whole number' --cpu-latency 0.5
+# --cpu-latency where /dev/cpu_dma_latency cannot be held (not root): exit 3,
+# said, before anything runs.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -e /dev/cpu_dma_latency ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ROOT/bench/gpu-throughput.sh" --cpu-latency 0 matmul </dev/null >"$T/out" 2>"$T/err"
+	expect_eq "--cpu-latency as nobody: exit 3" 3 $?
+	expect_eq "--cpu-latency as nobody: the message" \
+		"gpu-throughput: --cpu-latency: cannot hold /dev/cpu_dma_latency here (it needs root and the device)" "$(cat "$T/err")"
+fi
 done_testing
