@@ -17,6 +17,7 @@
 #include "llm.h"
 #include "ndjson.h"
 #include "opt.h"
+#include "rec.h"
 #include "rng.h"
 #include "select/select.h"
 #include "tool.h"
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
 		case 't': o.task = optarg; break;
 		case 'b': {
 			int which;
-			bad = opt_choice("--backend", optarg, (const char *const[]){"c", "cuda", "hip", NULL}, &which, e);
+			bad = opt_choice("--backend", optarg, rec_backends, &which, e);
 			o.backend = optarg;
 			break;
 		}
