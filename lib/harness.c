@@ -46,6 +46,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "judge/hot.h"
 #include "judge/kid.h"
 #include "par.h"
 #include "proc.h"
@@ -1787,12 +1788,20 @@ static json_t *time_all(struct job *J, char *e)
 			else
 				progress("time %s", sz);
 			json_t *fail_res = NULL;
+			long wa0, wl0, wa1, wl1;
+			hot_counts(&wa0, &wl0);
 			json_t *r = an ? time_size(J, Wa, nwa, size, s2, e, &fail_res, an) : time_size(J, W, nw, size, s2, e, &fail_res, an);
 			if (r && an && state_moved(r, an)) {
 				progress("time %s: the clocks or the temperature moved from the anchor's; every role, a new anchor", sz);
 				json_decref(r);
 				an = NULL, why = "device state changed";
 				r = time_size(J, W, nw, size, s2, e, &fail_res, NULL);
+			}
+			hot_counts(&wa1, &wl1);
+			if (r && hot_on()) {
+				progress("time %s: the children's CPUs woken %ld times, %ld not in time", sz, wa1 - wa0, wl1 - wl0);
+				json_object_set_new(r, "cpu_wakes", json_pack("{s:I, s:I}", "asked", (json_int_t)(wa1 - wa0),
+										"late", (json_int_t)(wl1 - wl0)));
 			}
 			/* A confirmation (ktime --retime) times a few batches: never an anchor. */
 			if (r && !an && anchoring && !json_is_true(json_object_get(j, "confirm"))) {
@@ -2277,6 +2286,12 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 		memcpy(J.handle, K.handle, sizeof J.handle);
 	}
 	int timing = strcmp(mode, "time") == 0;
+	/* ktime --wake-cpu (judge/hot.h): GPU timing only — a host back end's
+	 * children are many threads, and verifying times nothing. */
+	int wake = timing && d->probe && json_is_true(json_object_get(job, "wake_cpu"));
+	if (wake && !hot_started() && hot_init() == 0)
+		progress("a child's CPU is woken before each request");
+	hot_enable(wake);
 	/* Timing on a GPU: the judge's device and its whole arena first, before
 	 * any child has a context or memory of its own.  Where in device memory
 	 * the arena lands moved softmax 4096x4096 between 72 and 96 us for every

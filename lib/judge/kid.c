@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../proc.h"
+#include "hot.h"
 
 static int log_open(void)
 {
@@ -179,6 +180,30 @@ int kid_ready(struct kid *k, double deadline, char *e)
 
 int kid_alive(struct kid *k) { return k->pid > 0 && alive(k); }
 
+int kid_last_cpu(pid_t pid)
+{
+	char p[64], b[1024];
+	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	char *s = strrchr(b, ')'); /* the name before it may hold anything */
+	if (!s)
+		return -1;
+	int field = 2; /* ")" ends field 2; each space starts the next */
+	for (s++; *s && field < 39; s++)
+		if (*s == ' ')
+			field++;
+	char *end;
+	long c = strtol(s, &end, 10);
+	return field == 39 && end != s && c >= 0 && c < 65536 ? (int)c : -1;
+}
+
 int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, double *wall, char *e)
 {
 	if (k->dead) {
@@ -189,10 +214,13 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 	c->op = op;
 	c->status = 0;
 	uint32_t before = atomic_load_explicit(&c->done, memory_order_acquire);
+	if (hot_on())
+		hot_warm(kid_last_cpu(k->pid), KID_WARM_S);
 	kill(k->pid, SIGCONT);
 	double t0 = proc_now();
 	atomic_store_explicit(&c->req, ++k->seq, memory_order_release);
 	ctl_wake(&c->req);
+	hot_rest();
 	int rc = ctl_wait(&c->done, before, spin_s, deadline, alive, k, NULL);
 	double t1 = proc_now();
 	if (rc == 2) {

@@ -30,6 +30,9 @@
 #include "ctl.h"
 
 #define KID_LOG_MAX (1 << 20)
+/* The longest a request waits, before its clock, for the CPU the child will
+ * wake on to be awake (judge/hot.h). */
+#define KID_WARM_S 0.0003
 
 struct kid {
 	const char *role;
@@ -68,6 +71,9 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
  * from the child's end of it to the judge seeing "done".  0 when the
  * child's stamps are not within the exchange. */
 int kid_split(const struct kid *k, double *wake, double *tail);
+/* The CPU process pid last ran on (/proc/PID/stat's 39th field), -1 where
+ * it cannot be read. */
+int kid_last_cpu(pid_t pid);
 /* The last line(s) of the child's log, at most n-1 bytes, printable ASCII. */
 void kid_log_tail(struct kid *k, char *buf, size_t n);
 /* The end of the child's log (whole lines, at most n-1 bytes), cleaned the same way. */

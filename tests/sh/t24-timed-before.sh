@@ -11,7 +11,8 @@
 # full and --force time in full, --force --retime confirm confirms; an
 # entry edited by hand is not served (said on stderr); implausible figures
 # are never kept; earlier figures below --stop-slower's bound are not served
-# (the full timing says slow).
+# (the full timing says slow); every timing job says whether the judge wakes
+# a child's CPU first (ktime --wake-cpu).
 # shellcheck disable=SC2016 # $task, $r: jq's variables
 . "$(dirname "$0")/lib.sh"
 skip_without_bwrap
@@ -84,10 +85,23 @@ sed -n 3p v.nd | kt --confirm-within 1e9 --stop-stat median >t11.nd 2>t11.err
 expect_eq "stop-stat-median-is-another-entry: timed in full" "timed null" "$(jq -r '"\(.status) \(.time.retime)"' t11.nd)"
 ok "stop-stat-median-recorded: every size says median" jq -e '[.time.sizes[] | .stop_stat == "median"] | all and length > 0' t11.nd
 ok "the rule of the mean says nothing (the default)" jq -e '[.time.sizes[] | has("stop_stat")] | any | not' t8.nd
+# So is a timing without the child's CPU woken first (GPU; the key says so
+# on every back end).
+sed -n 3p v.nd | kt --confirm-within 1e9 --wake-cpu off >t12.nd 2>t12.err
+expect_eq "wake-cpu-off-is-another-entry: timed in full" "timed null" "$(jq -r '"\(.status) \(.time.retime)"' t12.nd)"
 
 # Implausible figures (a peak far below anything) are never kept.
 export KSCI_CACHE=$T/cache2
 sed -n 1p v.nd | kt --peak-gbps 0.000001 --peak-gflops 0.000001 >t10.nd 2>t10.err
 ok "the figures are implausible" jq -e '.time.implausible' t10.nd
 expect_eq "implausible-not-kept: no entry" 0 "$(find "$KSCI_CACHE/time" -name '*.json' 2>/dev/null | wc -l)"
+
+# wake-cpu-in-the-job: every timing job says whether the judge wakes a
+# child's CPU before its requests (GPU only; docs/harness.md): on unless
+# --wake-cpu off; on the c back end no size reports wake-ups.
+sed -n 1p v.nd | KSCI_JOB_DUMP=$T/job-on.json kt --retime full >w1.nd 2>w1.err
+expect_eq "wake-cpu-in-the-job: on by default" true "$(jq .wake_cpu job-on.json)"
+sed -n 1p v.nd | KSCI_JOB_DUMP=$T/job-off.json kt --retime full --wake-cpu off >w2.nd 2>w2.err
+expect_eq "...and off when asked" false "$(jq .wake_cpu job-off.json)"
+ok "a CPU back end's sizes report no CPU wake-ups" jq -e '.status == "timed" and ([.time.sizes[] | has("cpu_wakes")] | any | not)' w1.nd
 done_testing

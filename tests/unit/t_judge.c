@@ -5,15 +5,19 @@
  * library that cannot be loaded, and a child that dies, are reported with
  * what happened, never waited for. */
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "judge/child.h"
+#include "judge/hot.h"
 #include "judge/kid.h"
 #include "proc.h"
 #include "t.h"
@@ -58,6 +62,31 @@ static int wait_slept(int jump_at, int set_at)
 	int slept = -1, rc = ctl_wait(&fake_word, 0, 0.05, 0, NULL, NULL, &slept);
 	ctl_set_clock(NULL);
 	return rc == 0 ? slept : -1;
+}
+
+/* A process pinned to CPU cpu, named to trip a parser that splits at the
+ * first ")"; it waits until killed.  Its pid once it has run there. */
+static pid_t pinned(int cpu)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		prctl(PR_SET_NAME, "a) b ) 7 8 9");
+		if (sched_setaffinity(0, sizeof one, &one) == 0 && write(p[1], "x", 1) == 1)
+			for (;;)
+				pause();
+		_exit(1);
+	}
+	char x;
+	close(p[1]);
+	int ok = pid > 0 && read(p[0], &x, 1) == 1;
+	close(p[0]);
+	return ok ? pid : -1;
 }
 
 int main(int argc, char **argv)
@@ -157,6 +186,44 @@ int main(int argc, char **argv)
 	 * 0.05 s of spinning sent it to the futex the moment it was continued,
 	 * so the wake-up fell inside the timed exchange for a role whose gap
 	 * was long and not for the others. */
+	/* last-cpu-read-exit-signal: the 38th field (exit_signal, 17) was read
+	 * for the 39th, and every warm-up asked for CPU 17. */
+	cpu_set_t mine;
+	int c0 = -1, c1 = -1;
+	if (sched_getaffinity(0, sizeof mine, &mine) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &mine) && c != 17) { /* the two lowest but 17 */
+				if (c0 < 0)
+					c0 = c;
+				else if (c1 < 0)
+					c1 = c;
+			}
+	int cp = c1 >= 0 ? c1 : c0;
+	pid_t pp = pinned(cp);
+	int got = kid_last_cpu(pp);
+	T_OK(pp > 0 && got == cp, "last-cpu-read-exit-signal: a process pinned to CPU %d last ran on %d by kid_last_cpu", cp, got);
+	if (pp > 0) {
+		kill(pp, SIGKILL);
+		waitpid(pp, NULL, 0);
+	}
+	T_OK(kid_last_cpu(pp) == -1, "a process that is gone has no CPU");
+	T_OK(hot_warm(c0, 1) == -1 && hot_on() == 0, "no helper, no warm-up");
+	T_OK(hot_init() == 0 && hot_on(), "the helper starts");
+	T_OK(hot_warm(sched_getcpu(), 1) == -1, "the caller's own CPU is never warmed");
+	T_OK(hot_warm(CPU_SETSIZE - 1, 1) == -1 && hot_warm(-1, 1) == -1, "nor a CPU the process may not use");
+	if (c1 >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(c0, &one);
+		sched_setaffinity(0, sizeof one, &one); /* the caller on c0, the helper sent to c1 */
+		int w = hot_warm(c1, 5);
+		hot_rest();
+		long asked, late;
+		hot_counts(&asked, &late);
+		T_OK(w == 1 && asked == 1 && late == 0, "the helper reaches another CPU and says so (%d; asked %ld, late %ld)", w, asked, late);
+		sched_setaffinity(0, sizeof mine, &mine);
+	} else
+		printf("ok %d - # SKIP one CPU only: the helper has nowhere to go\n", ++t_n);
 	T_OK(wait_slept(10, 30) == 0, "child-slept-after-a-long-stop: continued after 10 s stopped, it spins for its request");
 	T_OK(wait_slept(0, 60) == 1, "...and without a stop it still sleeps once its 0.05 s of spinning is over");
 	return T_DONE();

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	err_init(argv[0]);
 	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 0,
 			     .target_rel_sem = 0.001, .min_runs = 0, .max_runs = 10000, .anchor_every = -1,
-			     .retime = -1, .confirm_pct = 2};
+			     .retime = -1, .confirm_pct = 2, .wake_cpu = 1};
 	static const struct option lo[] = {
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 		{"anchor-every", required_argument, 0, 'A'}, {"arena", required_argument, 0, 'R'},
 		{"noise", required_argument, 0, 'Z'}, {"peak-gbps", required_argument, 0, 'G'}, {"peak-gflops", required_argument, 0, 'Q'},
 		{"peak-dram-gbps", required_argument, 0, 'W'}, {"retime", required_argument, 0, 'E'},
-		{"confirm-within", required_argument, 0, 'C'}, {"stop-stat", required_argument, 0, 'M'}, {0, 0, 0, 0}};
+		{"confirm-within", required_argument, 0, 'C'}, {"stop-stat", required_argument, 0, 'M'},
+		{"wake-cpu", required_argument, 0, 'K'}, {0, 0, 0, 0}};
 	int ch;
 	long v;
 	double slower = 0, best = 1;
@@ -64,6 +65,9 @@ int main(int argc, char **argv)
 				break;
 			case 'M':
 				rc = opt_choice("--stop-stat", optarg, (const char *const[]){"mean", "median", NULL}, &o.stop_median, e);
+				break;
+			case 'K': /* off: 0, on: 1 */
+				rc = opt_choice("--wake-cpu", optarg, (const char *const[]){"off", "on", NULL}, &o.wake_cpu, e);
 				break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
