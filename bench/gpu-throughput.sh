@@ -15,7 +15,9 @@
 # A/A with the long-lived judge and its anchors: every speedup_vs_seed
 # should be 1.00) and prints per size max |speedup-1|, copies within 1 %,
 # and the CV of the candidate's median, for anchored and re-anchoring
-# records.  --aa-gap SEC: then N copies more, each sent SEC after the one
+# records, and the children's wake-ups (their child_clock_us.to_request:
+# the A/A's error followed the candidate's and the seed's difference) with
+# how often ktime woke their CPUs first (--wake-cpu; cpu_wakes).  --aa-gap SEC: then N copies more, each sent SEC after the one
 # before, so each finds the GPU idle (the judge's warm-up from idle, with
 # its clock check: the reasons its log gives are counted).  --kb also runs
 # bench/kb/kb_cost.py (KernelBench-style cost).
@@ -28,8 +30,9 @@
 # so that each finds the judges idle, their spares made.
 # --cpu-latency US: hold the CPUs' wake-up latency at US microseconds for the
 # run (/dev/cpu_dma_latency, root): the A/A's error follows the wake-up of
-# each role's continued child (docs/gpu.md, eighteenth session); exit 3
-# where it cannot be held.
+# each role's continued child (docs/gpu.md, eighteenth session; on an H200
+# VM, which has no cpuidle driver, holding it at 0 changed nothing:
+# nineteenth session); exit 3 where it cannot be held.
 #   usage: bench/gpu-throughput.sh [--children N] [--budget SEC] [--aa N] [--aa-gap SEC] [--latency N] [--gap SEC] [--new-only] [--fresh-judge] [--kb]
 #                                  [--cpu-latency US] [--ktime-opt OPT] [TASK ...]
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under $OUT/throughput (or ./gpu-logs/throughput)
@@ -37,7 +40,7 @@ set -uo pipefail
 children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached" cpulat=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
@@ -124,9 +127,13 @@ aa_report() {
 	echo "$1 A/A, $3: $(jq -r .status "$f" | sort | uniq -c | xargs)"
 	jq -s -r 'def cv: (add / length) as $m | ((map(. - $m | . * .) | add) / length | sqrt) / $m * 100;
 		def r2: . * 100 | round / 100;
+		def med: sort | if length == 0 then null else .[(length / 2 | floor)] end;
 		[.[] | select(.status == "timed") | .time.sizes[] | {s: (.size | tostring), r: .speedup_vs_seed,
-			c: .candidate.median_us, a: (.anchor.cached // false)}] | group_by(.s)[] |
-		"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))"' "$f"
+			c: .candidate.median_us, a: (.anchor.cached // false),
+			cw: .candidate.child_clock_us.to_request, sw: .seed.child_clock_us.to_request,
+			wa: (.cpu_wakes.asked // 0), wl: (.cpu_wakes.late // 0)}] | group_by(.s)[] |
+		"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))",
+		"    wake-ups by the children'"'"'s clocks (median over copies): candidate \([.[] | .cw // empty] | med // 0 | round) us, seed \([.[] | .sw // empty] | med // 0 | round) us, largest |candidate - seed| \([.[] | select(.cw and .sw) | .cw - .sw | fabs] | max // 0 | round) us; CPUs woken first \([.[] | .wa] | add), \([.[] | .wl] | add) not in time"' "$f"
 	jq -r '.time.log // "" | split("\n")[] | capture("warmed up in (?<s>[0-9.]+) s \\((?<w>[^0-9]*)") | "\(.w)\t\(.s)"' "$f" |
 		awk -F'\t' '{ n[$1]++; s[$1] += $2 } END { for (w in n) printf "  warm-ups %s: %d, mean %.3f s\n", w, n[w], s[w] / n[w] }'
 }
