@@ -131,9 +131,11 @@ aa_report() {
 		[.[] | select(.status == "timed") | .time.sizes[] | {s: (.size | tostring), r: .speedup_vs_seed,
 			c: .candidate.median_us, a: (.anchor.cached // false),
 			cw: .candidate.child_clock_us.to_request, sw: .seed.child_clock_us.to_request,
-			wa: (.cpu_wakes.asked // 0), wl: (.cpu_wakes.late // 0)}] | group_by(.s)[] |
+			wa: (.cpu_wakes.asked // 0), wl: (.cpu_wakes.late // 0),
+			wb: ([.candidate, .seed, .baseline | .woken_cpu.batches // 0] | add),
+			we: ([.candidate, .seed, .baseline | .woken_cpu.elsewhere // 0] | add)}] | group_by(.s)[] |
 		"  \(.[0].s): max |r-1| \([.[] | .r - 1 | fabs] | max * 100 | r2) %, within 1 % \([.[] | select((.r - 1 | fabs) <= 0.01)] | length)/\(length), anchored \([.[] | select(.a)] | length) (max |r-1| \([.[] | select(.a) | .r - 1 | fabs] | (max // 0) * 100 | r2) %), CV of the candidate median \([.[] | .c] | cv | r2) %, ratios \([.[] | .r | . * 10000 | round / 10000] | join(" "))",
-		"    wake-ups by the children'"'"'s clocks (median over copies): candidate \([.[] | .cw // empty] | med // 0 | round) us, seed \([.[] | .sw // empty] | med // 0 | round) us, largest |candidate - seed| \([.[] | select(.cw and .sw) | .cw - .sw | fabs] | max // 0 | round) us; CPUs woken first \([.[] | .wa] | add), \([.[] | .wl] | add) not in time"' "$f"
+		"    wake-ups by the children'"'"'s clocks (median over copies): candidate \([.[] | .cw // empty] | med // 0 | round) us, seed \([.[] | .sw // empty] | med // 0 | round) us, largest |candidate - seed| \([.[] | select(.cw and .sw) | .cw - .sw | fabs] | max // 0 | round) us; CPUs woken first \([.[] | .wa] | add), \([.[] | .wl] | add) not in time; of the timed batches woken first \([.[] | .wb] | add), \([.[] | .we] | add) seen on another CPU"' "$f"
 	jq -r '.time.log // "" | split("\n")[] | capture("warmed up in (?<s>[0-9.]+) s \\((?<w>[^0-9]*)") | "\(.w)\t\(.s)"' "$f" |
 		awk -F'\t' '{ n[$1]++; s[$1] += $2 } END { for (w in n) printf "  warm-ups %s: %d, mean %.3f s\n", w, n[w], s[w] / n[w] }'
 }

@@ -679,7 +679,7 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	if (o->stop_median)
 		json_object_set_new(job, "stop_stat", json_string("median"));
 	if (timing)
-		json_object_set_new(job, "wake_cpu", json_boolean(o->wake_cpu));
+		json_object_set_new(job, "wake_cpu", json_string(o->wake_cpu == 0 ? "off" : o->wake_cpu == 2 ? "pin" : "on"));
 	if (R->jd && spare_asked(R->gpu))
 		json_object_set_new(job, "spare_asked", json_true());
 	if (o->min_runs > 0)
@@ -796,7 +796,7 @@ static int time_key(const struct run *R, const char *const hashes[5], char key[6
 		 "peaks %.17g %.17g %.17g anchor %d judge %s sandbox %s%s",
 		 o->budget_s, o->target_rel_sem, o->stop_median ? " of the median" : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
 		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
-		 sbx_name(&o->sbx), o->wake_cpu ? "" : " wake-cpu off");
+		 sbx_name(&o->sbx), o->wake_cpu == 1 ? "" : o->wake_cpu == 0 ? " wake-cpu off" : " wake-cpu pin");
 	struct sha256 h;
 	sha256_init(&h);
 	const char *parts[] = {"ksci-time-v1", R->backend, R->t->name, def, harness_sha[R->gpu], opts,

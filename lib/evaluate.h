@@ -27,7 +27,7 @@ struct eval_opts {
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
 	int stop_median;      /* time: stop on the standard error of the median (MAD), not of the mean (ktime --stop-stat) */
-	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu; 1 in ktime, 0 elsewhere) */
+	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: 0 off, 1 on, 2 pin; 1 in ktime, 0 elsewhere) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */

@@ -632,6 +632,7 @@ struct who {
 	double *wake, *tail; /* per batch, by the child's own clock (kid_split): the log's only */
 	size_t n, nx, busy; /* busy: batches after which the GPU was still busy */
 	size_t nsplit;
+	size_t woken, elsewhere; /* batches whose child's CPU was woken first; of them, seen on another (its word) */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -1234,7 +1235,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 		W[k].x = malloc(max_runs * sizeof(double));
 		W[k].wake = malloc(max_runs * sizeof(double));
 		W[k].tail = malloc(max_runs * sizeof(double));
-		W[k].n = W[k].nx = W[k].busy = W[k].nsplit = 0;
+		W[k].n = W[k].nx = W[k].busy = W[k].nsplit = W[k].woken = W[k].elsewhere = 0;
 		if (!W[k].s || !W[k].x || !W[k].wake || !W[k].tail) {
 			errf(e, "out of memory");
 			goto out;
@@ -1426,6 +1427,9 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			double wk, tl;
 			if (w->nsplit < max_runs && kid_split(KID(J, w->kid), &wk, &tl))
 				w->wake[w->nsplit] = wk, w->tail[w->nsplit++] = tl;
+			int there = kid_woke_there(KID(J, w->kid));
+			if (there >= 0)
+				w->woken++, w->elsewhere += !there;
 			double x = (wall - ovh) / n;
 			w->s[w->n++] = x > 1e-12 ? x : 1e-12;
 			if (w->kid == K_CAND) {
@@ -1556,7 +1560,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			 excess[0] * 1e6, per * 1e6);
 		attempt++;
 		for (int k = 0; k < nw; k++)
-			W[k].n = W[k].nx = W[k].busy = W[k].nsplit = 0;
+			W[k].n = W[k].nx = W[k].busy = W[k].nsplit = W[k].woken = W[k].elsewhere = 0;
 		goto retime;
 	}
 	if (busy) {
@@ -1655,6 +1659,13 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 					    json_pack("{s:f, s:f}", "to_request", wk * 1e6, "after_done", tl * 1e6));
 			progress("%s: by its child's clock, %.1f us to see a request, %.1f us from its end to done seen (medians of %zu)",
 				 W[k].name, wk * 1e6, tl * 1e6, W[k].nsplit);
+			if (W[k].woken) {
+				json_object_set_new(json_object_get(res, W[k].name), "woken_cpu",
+						    json_pack("{s:I, s:I}", "batches", (json_int_t)W[k].woken, "elsewhere",
+							      (json_int_t)W[k].elsewhere));
+				progress("%s: its CPU woken first for %zu batches, seen on another in %zu (its word)", W[k].name,
+					 W[k].woken, W[k].elsewhere);
+			}
 		}
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
 	if (stop_median)
@@ -2288,9 +2299,10 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	int timing = strcmp(mode, "time") == 0;
 	/* ktime --wake-cpu (judge/hot.h): GPU timing only — a host back end's
 	 * children are many threads, and verifying times nothing. */
-	int wake = timing && d->probe && json_is_true(json_object_get(job, "wake_cpu"));
+	const char *wv = json_string_value(json_object_get(job, "wake_cpu"));
+	int wake = !timing || !d->probe || !wv ? 0 : strcmp(wv, "on") == 0 ? 1 : strcmp(wv, "pin") == 0 ? 2 : 0;
 	if (wake && !hot_started() && hot_init() == 0)
-		progress("a child's CPU is woken before each request");
+		progress("a child's CPU is woken before each request%s", wake == 2 ? ", and the child pinned to it until asked" : "");
 	hot_enable(wake);
 	/* Timing on a GPU: the judge's device and its whole arena first, before
 	 * any child has a context or memory of its own.  Where in device memory

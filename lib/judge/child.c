@@ -10,6 +10,7 @@
  * its first request, JOP_LOAD, once; it has run nothing else before.
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ int harness_child(const struct dev_ops *d, const char *role, const char *lib)
 		ctl_wait(&c->req, seen, 0.05, 0, NULL, NULL, NULL);
 		seen = atomic_load_explicit(&c->req, memory_order_acquire);
 		c->seen_at = proc_now();
+		c->seen_cpu = sched_getcpu();
 		uint32_t op = c->op;
 		int32_t st = 0;
 		c->event_s = -1;

@@ -69,6 +69,8 @@ struct jctl {
 	/* The child's CLOCK_MONOTONIC when it saw the request and when it had
 	 * finished it (its device synchronised): for the judge's log only. */
 	double seen_at, finished_at;
+	int32_t seen_cpu; /* the CPU it saw the request on (sched_getcpu), for the log only */
+	uint32_t pad2;
 	char msg[512];
 };
 

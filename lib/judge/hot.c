@@ -68,9 +68,11 @@ int hot_init(void)
 
 int hot_started(void) { return started; }
 
-void hot_enable(int on) { enabled = on; }
+void hot_enable(int mode) { enabled = mode; }
 
 int hot_on(void) { return started && enabled; }
+
+int hot_pin(void) { return started && enabled == 2; }
 
 int hot_warm(int cpu, double max_s)
 {

@@ -28,9 +28,12 @@
 int hot_init(void);
 /* Whether hot_init started the helper. */
 int hot_started(void);
-/* Whether hot_warm is to be used (started, and enabled: the job's choice). */
-void hot_enable(int on);
+/* The job's choice: 0 off, 1 on, 2 on and the child pinned to the woken CPU
+ * for its continue (ktime --wake-cpu pin).  hot_on: started and not off;
+ * hot_pin: started and 2. */
+void hot_enable(int mode);
 int hot_on(void);
+int hot_pin(void);
 /* Before a continue: the helper to CPU cpu, waiting at most max_s for it
  * to spin there.  1 it does, 0 not in time, -1 nothing done (no helper; cpu
  * < 0, not one of the process's at hot_init, or the caller's own). */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,7 @@ int kid_spawn(struct kid *k, const char *role, const struct kid_opts *o, char *e
 	memset(k, 0, sizeof *k);
 	k->role = role;
 	k->pid = -1;
+	k->warm_cpu = -1;
 	k->log_fd = k->ctl_fd = -1;
 	int fd;
 	struct jctl *c = ctl_create(&fd, e);
@@ -214,13 +216,29 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
 	c->op = op;
 	c->status = 0;
 	uint32_t before = atomic_load_explicit(&c->done, memory_order_acquire);
-	if (hot_on())
-		hot_warm(kid_last_cpu(k->pid), KID_WARM_S);
+	k->warm_cpu = -1;
+	int pin = 0;
+	cpu_set_t had, one;
+	if (hot_on()) {
+		int x = kid_last_cpu(k->pid);
+		if (hot_warm(x, KID_WARM_S) == 1) {
+			k->warm_cpu = x;
+			/* --wake-cpu pin: the child's main thread may wake only there,
+			 * and is let go as soon as its request is out. */
+			if (hot_pin() && sched_getaffinity(k->pid, sizeof had, &had) == 0) {
+				CPU_ZERO(&one);
+				CPU_SET(x, &one);
+				pin = sched_setaffinity(k->pid, sizeof one, &one) == 0;
+			}
+		}
+	}
 	kill(k->pid, SIGCONT);
 	double t0 = proc_now();
 	atomic_store_explicit(&c->req, ++k->seq, memory_order_release);
 	ctl_wake(&c->req);
 	hot_rest();
+	if (pin)
+		sched_setaffinity(k->pid, sizeof had, &had);
 	int rc = ctl_wait(&c->done, before, spin_s, deadline, alive, k, NULL);
 	double t1 = proc_now();
 	if (rc == 2) {
@@ -249,6 +267,14 @@ int kid_split(const struct kid *k, double *wake, double *tail)
 		return 0;
 	*wake = s - k->t0, *tail = k->t1 - f;
 	return 1;
+}
+
+int kid_woke_there(const struct kid *k)
+{
+	double w, t;
+	if (k->warm_cpu < 0 || !kid_split(k, &w, &t))
+		return -1;
+	return k->c->seen_cpu == k->warm_cpu;
 }
 
 void kid_log_tail(struct kid *k, char *buf, size_t n)

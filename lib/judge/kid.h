@@ -42,6 +42,7 @@ struct kid {
 	uint32_t seq;
 	int dead;    /* reaped: status below */
 	double t0, t1; /* the last request's start and "done", by the judge's clock */
+	int warm_cpu;  /* the CPU woken before the last request (judge/hot.h), -1 none */
 	int wstatus;
 };
 
@@ -71,6 +72,10 @@ int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, doub
  * from the child's end of it to the judge seeing "done".  0 when the
  * child's stamps are not within the exchange. */
 int kid_split(const struct kid *k, double *wake, double *tail);
+/* Whether the last request's child saw it on the CPU woken for it, by the
+ * child's word (the log's only): 1 yes, 0 elsewhere, -1 none was woken or
+ * its stamps are not within the exchange. */
+int kid_woke_there(const struct kid *k);
 /* The CPU process pid last ran on (/proc/PID/stat's 39th field), -1 where
  * it cannot be read. */
 int kid_last_cpu(pid_t pid);

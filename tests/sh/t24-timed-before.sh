@@ -100,8 +100,8 @@ expect_eq "implausible-not-kept: no entry" 0 "$(find "$KSCI_CACHE/time" -name '*
 # child's CPU before its requests (GPU only; docs/harness.md): on unless
 # --wake-cpu off; on the c back end no size reports wake-ups.
 sed -n 1p v.nd | KSCI_JOB_DUMP=$T/job-on.json kt --retime full >w1.nd 2>w1.err
-expect_eq "wake-cpu-in-the-job: on by default" true "$(jq .wake_cpu job-on.json)"
+expect_eq "wake-cpu-in-the-job: on by default" on "$(jq -r .wake_cpu job-on.json)"
 sed -n 1p v.nd | KSCI_JOB_DUMP=$T/job-off.json kt --retime full --wake-cpu off >w2.nd 2>w2.err
-expect_eq "...and off when asked" false "$(jq .wake_cpu job-off.json)"
+expect_eq "...and off when asked" off "$(jq -r .wake_cpu job-off.json)"
 ok "a CPU back end's sizes report no CPU wake-ups" jq -e '.status == "timed" and ([.time.sizes[] | has("cpu_wakes")] | any | not)' w1.nd
 done_testing

@@ -224,6 +224,41 @@ int main(int argc, char **argv)
 		sched_setaffinity(0, sizeof mine, &mine);
 	} else
 		printf("ok %d - # SKIP one CPU only: the helper has nowhere to go\n", ++t_n);
+	/* Where a child saw its request, by its word; and --wake-cpu pin leaves
+	 * the child's CPUs as they were. */
+	struct kid kw;
+	struct kid_opts ow = {.self = self, .lib = NULL, .arena_fd = afd, .spin_s = 0, .cpu_s = 60};
+	if (kid_start(&kw, "calibration", &ow, proc_now() + 60, e) == 0) {
+		int c = c1 >= 0 ? c1 : c0;
+		cpu_set_t one, before, after;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		sched_setaffinity(kw.pid, sizeof one, &one);
+		hot_enable(2);
+		kw.c->arena_bytes = bytes;
+		int rq = kid_request(&kw, JOP_MAP, 0, deadline, &wall, e);
+		kw.c->nargs = 2;
+		kw.c->ncalls = 10;
+		kw.c->stride = 64;
+		kw.c->arg[0] = (struct jctl_arg){.off = 0, .buf = 1};
+		kw.c->arg[1] = (struct jctl_arg){.buf = 0, .raw = {7}};
+		sched_getaffinity(kw.pid, sizeof before, &before);
+		rq = rq == 0 ? kid_request(&kw, JOP_EMPTY, 0, deadline, &wall, e) : rq;
+		sched_getaffinity(kw.pid, sizeof after, &after);
+		T_OK(rq == 0 && kw.c->seen_cpu == c, "seen-cpu: a child kept on CPU %d says it saw its request on %d", c,
+		     kw.c->seen_cpu);
+		T_OK(CPU_EQUAL(&before, &after), "a continue under --wake-cpu pin leaves the child's CPUs as they were (%s)",
+		     kw.warm_cpu == c ? "woken and pinned first" : "not woken in time this once: not pinned");
+		kw.warm_cpu = c;
+		T_OK(kid_woke_there(&kw) == 1, "woken there: where it saw the request");
+		kw.warm_cpu = c + 1;
+		T_OK(kid_woke_there(&kw) == 0, "woken elsewhere: another CPU than the one woken");
+		kw.warm_cpu = -1;
+		T_OK(kid_woke_there(&kw) == -1, "none woken: nothing said");
+		hot_enable(1);
+		kid_end(&kw);
+	} else
+		T_OK(0, "a second calibration child starts (%s)", e);
 	T_OK(wait_slept(10, 30) == 0, "child-slept-after-a-long-stop: continued after 10 s stopped, it spins for its request");
 	T_OK(wait_slept(0, 60) == 1, "...and without a stop it still sleeps once its 0.05 s of spinning is over");
 	return T_DONE();

@@ -66,8 +66,8 @@ int main(int argc, char **argv)
 			case 'M':
 				rc = opt_choice("--stop-stat", optarg, (const char *const[]){"mean", "median", NULL}, &o.stop_median, e);
 				break;
-			case 'K': /* off: 0, on: 1 */
-				rc = opt_choice("--wake-cpu", optarg, (const char *const[]){"off", "on", NULL}, &o.wake_cpu, e);
+			case 'K': /* off: 0, on: 1, pin: 2 */
+				rc = opt_choice("--wake-cpu", optarg, (const char *const[]){"off", "on", "pin", NULL}, &o.wake_cpu, e);
 				break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
