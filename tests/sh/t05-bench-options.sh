@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gpu-throughput.sh checks its numbers before it starts anything (no
+# bench/gpu-throughput.sh (and bench/aa-arms.sh, below) checks its numbers before it starts anything (no
 # GPU is needed to reach the check): a value that is not a number exits 2
 # with a message naming the option and the value, nothing on stdout.  It used
 # them as given; an --aa-gap of 0.0 ran the idle A/A (only "0" turned it off).
@@ -27,4 +27,21 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && [ -e /dev/cpu_dma_late
 	expect_eq "--cpu-latency as nobody: the message" \
 		"gpu-throughput: --cpu-latency: cannot hold /dev/cpu_dma_latency here (it needs root and the device)" "$(cat "$T/err")"
 fi
+# bench/aa-arms.sh the same way: a count or an arm it cannot use exits 2
+# before any run.
+arms() { # expected-stderr args...
+	local want=$1
+	shift
+	"$ROOT/bench/aa-arms.sh" "$@" matmul </dev/null >"$T/out" 2>"$T/err"
+	expect_eq "aa-arms $*: exit 2" 2 $?
+	expect_eq "aa-arms $*: the message" "$want" "$(cat "$T/err")"
+	expect_eq "aa-arms $*: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
+}
+arms 'aa-arms: --copies: "0" is not a whole number above 0' --copies 0
+arms 'aa-arms: --rounds: "two" is not a whole number above 0' --rounds two
+arms 'aa-arms: --limit: "1.5" is not a whole number above 0' --limit 1.5
+arms 'aa-arms: --arm: "wake-cpu=pin" is neither main nor ktime options joined by commas' --arm wake-cpu=pin
+arms 'aa-arms: unknown option: --arms' --arms main
+"$ROOT/bench/aa-arms.sh" --help >"$T/help" 2>&1
+ok "aa-arms --help: its usage" grep -q "usage: bench/aa-arms.sh" "$T/help"
 done_testing
