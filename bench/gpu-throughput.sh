@@ -140,6 +140,18 @@ aa_report() {
 		awk -F'\t' '{ n[$1]++; s[$1] += $2 } END { for (w in n) printf "  warm-ups %s: %d, mean %.3f s\n", w, n[w], s[w] / n[w] }'
 }
 
+# time_went PREFIX FILE: per record of FILE whose id starts with PREFIX, where
+# its time stage went, size by size, from the judge's log.
+time_went() {
+	jq -r --arg p "$1" 'select(.id | startswith($p)) | "    \(.id): \([.time.log // "" | split("\n")[] |
+		capture("\\[(?<t>[0-9.]+) s\\] (?<m>.*)") |
+		if (.m | test("^time [^:]*$|^time [^:]*: ")) and (.m | test(": the children.s CPUs woken|: CPU warm-ups") | not) then "| \(.m | capture("^time (?<s>[^:]*)").s) \(.t)"
+		elif (.m | test("^single calls done")) then "single \(.t)"
+		elif (.m | test("^warmed up in")) then "warmed \(.t) (\(.m | capture("warmed up in (?<w>[0-9.]+) s [(](?<why>[^0-9(]*)") | "\(.w) s, \(.why | rtrimstr(" "))"))"
+		elif (.m | test("^timed: ")) then "timed \(.t) (\(.m | capture("timed: (?<n>[0-9]+) batches").n))"
+		else empty end] | join(" "))"' "$2"
+}
+
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
 # again, one at a time through one open pipeline; seconds from write to record.
 latency() {
@@ -174,19 +186,13 @@ latency() {
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
-	# Where a new record's time stage went, size by size (each size: its
+	# Where each record's time stage went, size by size (each size: its
 	# start, its single calls, its warm-up's end with the warm-up's seconds
 	# and why it stopped, its timing's end with the batches a role).
-	echo "  where the new records' time went (judge log, seconds from the job's start; each size: start, single, warmed (s, why), timed (batches)):"
-	jq -r 'select(.id | startswith("lat-new")) | "    \(.id): \([.time.log // "" | split("\n")[] |
-		capture("\\[(?<t>[0-9.]+) s\\] (?<m>.*)") |
-		if (.m | test("^time [^:]*$|^time [^:]*: ")) then "| \(.m | capture("^time (?<s>[^:]*)").s) \(.t)"
-		elif (.m | test("^single calls done")) then "single \(.t)"
-		elif (.m | test("^warmed up in")) then "warmed \(.t) (\(.m | capture("warmed up in (?<w>[0-9.]+) s [(](?<why>[^0-9(]*)") | "\(.w) s, \(.why | rtrimstr(" "))"))"
-		elif (.m | test("^timed: ")) then "timed \(.t) (\(.m | capture("timed: (?<n>[0-9]+) batches").n))"
-		else empty end] | join(" "))"' "$lf"
-	echo "  where the cached records' time went (judge log, seconds from the job's start):"
-	jq -r 'select(.id | startswith("lat-cached")) | "    \(.id): \([.time.log // "" | split("\n")[] | select(test("children ready|single calls done|warmed up|timed:")) | capture("\\[(?<t>[0-9.]+) s\\] (?<w>[a-z]+)") | "\(.w) \(.t)"] | join(", "))"' "$lf"
+	for pass in new cached; do
+		echo "  where the $pass records' time went (judge log, seconds from the job's start; each size: start, single, warmed (s, why), timed (batches)):"
+		time_went "lat-$pass" "$lf"
+	done
 	# Where the last cached record's time stage went, by the judge's own clock.
 	echo "  the last record's judge log (time):"
 	jq -s -r '.[-1].time.log // "(none)"' "$lf" | grep -E 'ready|single calls done|first guess|warmed up|timed:' | sed 's/^/    /'

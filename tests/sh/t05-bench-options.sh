@@ -44,4 +44,20 @@ arms 'aa-arms: --arm: "wake-cpu=pin" is neither main nor ktime options joined by
 arms 'aa-arms: unknown option: --arms' --arms main
 "$ROOT/bench/aa-arms.sh" --help >"$T/help" 2>&1
 ok "aa-arms --help: its usage" grep -q "usage: bench/aa-arms.sh" "$T/help"
+# size-named-once: gpu-throughput's breakdown of a record's time stage (its
+# time_went) starts a size at "time SIZE" and at the judge's anchored-size
+# line, not at the size's later lines ("time SIZE: the children's CPUs
+# woken ..."), which once doubled every size in it.
+log='kharness: [0.002 s] time n=4: the candidate and the seed, against the anchor of job 1 (use 2)
+kharness: [0.040 s] single calls done: 3.0 us the fastest
+kharness: [0.080 s] warmed up in 0.040 s (timed until less than 1 s ago)
+kharness: [0.200 s] timed: 4 batches of 6 calls each in 0.120 s
+kharness: [0.201 s] time n=4: the children'"'"'s CPUs woken 20 times, 1 not in time
+kharness: [0.202 s] time n=8'
+jq -cn --arg log "$log" '{id: "lat-new-x", time: {log: $log}}' >"$T/went.nd"
+# shellcheck disable=SC1090 # the function, from the bench script itself
+. <(sed -n '/^time_went()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
+expect_eq "size-named-once: each size once, in order" \
+	"    lat-new-x: | n=4 0.002 single 0.040 warmed 0.080 (0.040 s, timed until less than) timed 0.200 (4) | n=8 0.202" \
+	"$(time_went lat-new "$T/went.nd")"
 done_testing
