@@ -17,6 +17,10 @@
 #include "err.h"
 #include "sandbox.h"
 
+/* ktime --wake-cpu's words, by eval_opts.wake_cpu (0 off, 1 on, 2 pin);
+ * the job's "wake_cpu" says the same word. */
+extern const char *const eval_wake_cpu_words[];
+
 struct eval_opts {
 	const char *mode;     /* "verify" or "time" */
 	double timeout_s;     /* wall-clock limit for the whole harness run */
@@ -27,7 +31,7 @@ struct eval_opts {
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
 	int stop_median;      /* time: stop on the standard error of the median (MAD), not of the mean (ktime --stop-stat) */
-	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: 0 off, 1 on, 2 pin; 1 in ktime, 0 elsewhere) */
+	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: an index into eval_wake_cpu_words; 1 in ktime, 0 elsewhere) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */
