@@ -25,7 +25,8 @@
 # pipeline is kept open (its judges warmed by the seed), N children are sent
 # one at a time, each only after the record before came out, and the wall
 # time from write to record is taken; then the same N again (cached compile,
-# verify and time redone).  Prints median, min and max of each.  --gap SEC:
+# verify and time redone).  Prints median, min and max of each, and who
+# used the CPUs over the pass (bench/cpu-use.sh).  --gap SEC:
 # wait SEC after each record before the next is sent (default 0: at once),
 # so that each finds the judges idle, their spares made.
 # --cpu-latency US: hold the CPUs' wake-up latency at US microseconds for the
@@ -40,7 +41,7 @@ set -uo pipefail
 children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached" cpulat=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;
@@ -173,6 +174,10 @@ latency() {
 		IFS= read -r line <&"${LAT[0]}" || { echo "$1 latency: the pipeline ended early (see $out/$1-latency.err)"; break; }
 		t1=$(date +%s.%N)
 		printf '%s\n' "$line" >>"$lf"
+		# Who else used the CPUs while the candidates compiled, from after
+		# the seed's record (the judges up) to the last record.
+		[ "$i" = 0 ] && "$here/bench/cpu-use.sh" snap "$tmp/cpu0"
+		[ "$i" = $((2 * lat)) ] && "$here/bench/cpu-use.sh" snap "$tmp/cpu1"
 		[ "$i" = 0 ] || printf '%s\t%s\t%s\n' "$pass" \
 			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(printf '%s' "$line" | jq -r .status)" >>"$tmp/lat.tsv"
 	done
@@ -186,6 +191,8 @@ latency() {
 				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
+	[ -s "$tmp/cpu1" ] && echo "  CPU use over the pass: $("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1")"
+	rm -f "$tmp/cpu0" "$tmp/cpu1"
 	# Where each record's time stage went, size by size (each size: its
 	# start, its single calls, its warm-up's end with the warm-up's seconds
 	# and why it stopped, its timing's end with the batches a role).

@@ -60,4 +60,41 @@ jq -cn --arg log "$log" '{id: "lat-new-x", time: {log: $log}}' >"$T/went.nd"
 expect_eq "size-named-once: each size once, in order" \
 	"    lat-new-x: | n=4 0.002 single 0.040 warmed 0.080 (0.040 s, timed until less than) timed 0.200 (4) | n=8 0.202" \
 	"$(time_went lat-new "$T/went.nd")"
+# bench/gpu-throughput.sh --help: the whole header, to its env line (a fixed
+# line range once cut the last line off when the header grew).
+"$ROOT/bench/gpu-throughput.sh" --help >"$T/help" 2>&1
+expect_eq "gpu-throughput --help: ends with its env line" \
+	"env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under \$OUT/throughput (or ./gpu-logs/throughput)" \
+	"$(tail -n 1 "$T/help" | sed 's/^ *//')"
+# bench/cpu-use.sh: a process busy between two snaps is named with its CPU
+# seconds; one started after the first snap is not (it was not alive in
+# both).  No clock decides it: the second snap is taken once the busy
+# process's own CPU ticks have grown by 20 (0.2 s at 100 Hz).
+cu=$ROOT/bench/cpu-use.sh
+ticks() { awk '{ l = $0; sub(/.*\) /, "", l); split(l, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
+sh -c 'while :; do :; done' &
+busy=$!
+"$cu" snap "$T/s0"
+sh -c 'while :; do :; done' &
+late=$!
+t0=$(ticks "$busy")
+while [ "$(ticks "$busy")" -lt $((t0 + 20)) ]; do sleep 0.05; done
+"$cu" snap "$T/s1"
+kill "$busy" "$late"
+wait "$busy" "$late" 2>/dev/null
+"$cu" report "$T/s0" "$T/s1" 1000 >"$T/rep"
+expect_eq "cpu-use report: exit 0" 0 $?
+ok "cpu-use report: the busy process named, with its seconds" grep -Eq "sh \($busy\) [0-9]+\.[0-9]{2} s" "$T/rep"
+ok "cpu-use report: CPUs busy on average, of nproc" grep -Eq "^CPUs busy on average [0-9]+\.[0-9]{2} of $(nproc);" "$T/rep"
+ok "cpu-use report: a process born after the first snap not named" sh -c "! grep -q '($late)' '$T/rep'"
+"$cu" report "$T/s0" "$T/nothing" >"$T/out" 2>"$T/err"
+expect_eq "cpu-use report of a missing snap: exit 2" 2 $?
+expect_eq "cpu-use report of a missing snap: the message" "cpu-use: $T/nothing is not a snap of bench/cpu-use.sh" "$(cat "$T/err")"
+"$cu" report "$T/s0" "$T/s1" many >"$T/out" 2>"$T/err"
+expect_eq "cpu-use report N not a number: exit 2" 2 $?
+expect_eq "cpu-use report N not a number: the message" 'cpu-use: N: "many" is not a whole number' "$(cat "$T/err")"
+"$cu" snap >"$T/out" 2>"$T/err"
+expect_eq "cpu-use snap without a FILE: exit 2" 2 $?
+"$cu" sample >"$T/out" 2>"$T/err"
+expect_eq "cpu-use with an unknown word: exit 2, usage on stderr" "2 yes" "$? $(grep -q 'bench/cpu-use.sh snap FILE' "$T/err" && echo yes)"
 done_testing
