@@ -35,6 +35,45 @@ int proc_gone(long pid)
 	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+int proc_stat_field(long pid, int field, char *buf, size_t n)
+{
+	char p[64], b[1024];
+	snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t got = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (got <= 0 || field < 1 || n == 0)
+		return -1;
+	b[got] = '\0';
+	const char *s, *e;
+	if (field <= 2) {
+		char *open_ = strchr(b, '('), *close_ = strrchr(b, ')');
+		if (!open_ || !close_ || close_ < open_)
+			return -1;
+		s = field == 1 ? b : open_ + 1;
+		e = field == 1 ? strchr(b, ' ') : close_;
+	} else {
+		s = strrchr(b, ')');
+		if (!s || s[1] != ' ')
+			return -1;
+		s += 2; /* field 3 */
+		for (int f = 3; f < field; f++) {
+			s = strchr(s, ' ');
+			if (!s)
+				return -1;
+			s++;
+		}
+		e = s + strcspn(s, " \n");
+	}
+	if (!e || e <= s || (size_t)(e - s) >= n)
+		return -1;
+	memcpy(buf, s, (size_t)(e - s));
+	buf[e - s] = '\0';
+	return 0;
+}
+
 /* A capture grows as output arrives, up to its bound; the rest is counted. */
 struct cap {
 	struct strbuf sb;

@@ -78,5 +78,11 @@ double proc_now(void);
  * live one, or one we may not signal, is not gone.  What the sweeps of a
  * killed tool's leftovers ask before they remove anything. */
 int proc_gone(long pid);
+/* Field `field` (numbered as in proc(5): 1 pid, 2 comm, 3 state, ...,
+ * 39 processor) of /proc/PID/stat, as text, into buf (n bytes); the
+ * name in field 2 may hold spaces and ")", so the fields after it are
+ * counted from its last ")".  0, or -1 where the process is gone, the
+ * field is not there or it does not fit. */
+int proc_stat_field(long pid, int field, char *buf, size_t n);
 
 #endif

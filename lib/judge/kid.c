@@ -184,26 +184,11 @@ int kid_alive(struct kid *k) { return k->pid > 0 && alive(k); }
 
 int kid_last_cpu(pid_t pid)
 {
-	char p[64], b[1024];
-	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char f[32], *end;
+	if (proc_stat_field(pid, 39, f, sizeof f) < 0)
 		return -1;
-	ssize_t n = read(fd, b, sizeof b - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	b[n] = '\0';
-	char *s = strrchr(b, ')'); /* the name before it may hold anything */
-	if (!s)
-		return -1;
-	int field = 2; /* ")" ends field 2; each space starts the next */
-	for (s++; *s && field < 39; s++)
-		if (*s == ' ')
-			field++;
-	char *end;
-	long c = strtol(s, &end, 10);
-	return field == 39 && end != s && c >= 0 && c < 65536 ? (int)c : -1;
+	long c = strtol(f, &end, 10);
+	return end != f && *end == '\0' && c >= 0 && c < 65536 ? (int)c : -1;
 }
 
 int kid_request(struct kid *k, uint32_t op, double spin_s, double deadline, double *wall, char *e)

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compile.h"
@@ -206,9 +208,54 @@ static void test_parsers(void)
 	json_decref(r);
 }
 
+/* proc_stat_field: one reader of /proc/PID/stat for the judge (the CPU a
+ * child last ran on, field 39) and its tests (a child's state, field 3),
+ * which each parsed it before.  The name (field 2) may hold spaces and
+ * ")": the fields after it are counted from its last ")". */
+static long num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	return end != s && *end == '\0' ? v : -1;
+}
+
+static void test_stat_field(void)
+{
+	char f[64] = "";
+	T_OK(proc_stat_field(getpid(), 1, f, sizeof f) == 0 && num(f) == (long)getpid(), "stat field 1 is the pid");
+	int go[2];
+	T_OK(pipe(go) == 0, "a pipe");
+	pid_t c = fork();
+	if (c == 0) {
+		char x;
+		prctl(PR_SET_NAME, "a) b (c", 0, 0, 0);
+		close(go[1]);
+		if (read(go[0], &x, 1) < 0) /* blocks until the parent is done */
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	/* The name is set by the child after the fork: look until it is. */
+	for (int i = 0; i < 100000 && !(proc_stat_field(c, 2, f, sizeof f) == 0 && strcmp(f, "a) b (c") == 0); i++)
+		usleep(100);
+	T_OK(strcmp(f, "a) b (c") == 0, "stat field 2 is the name, spaces and ')' in it (%s)", f);
+	T_OK(proc_stat_field(c, 3, f, sizeof f) == 0 && strlen(f) == 1 && strchr("RSD", f[0]),
+	     "stat field 3 past that name is the state (%s)", f);
+	T_OK(proc_stat_field(c, 4, f, sizeof f) == 0 && num(f) == (long)getpid(), "field 4 is the parent");
+	T_OK(proc_stat_field(c, 39, f, sizeof f) == 0 && num(f) >= 0, "field 39, a CPU (%s)", f);
+	T_OK(proc_stat_field(c, 200, f, sizeof f) == -1, "a field past the last: -1");
+	T_OK(proc_stat_field(c, 0, f, sizeof f) == -1, "field 0: -1");
+	T_OK(proc_stat_field(c, 2, f, 4) == -1, "a field that does not fit: -1");
+	close(go[1]);
+	int st;
+	waitpid(c, &st, 0);
+	T_OK(proc_stat_field(c, 3, f, sizeof f) == -1, "a process that is gone: -1");
+}
+
 int main(void)
 {
 	test_proc();
+	test_stat_field();
 	test_task();
 	test_parsers();
 	return T_DONE();

@@ -25,16 +25,8 @@
 /* The process state letter of /proc/PID/stat ('T': stopped), '?' if none. */
 static char state(pid_t pid)
 {
-	char p[64], b[512];
-	snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(b, 1, sizeof b - 1, f);
-	fclose(f);
-	b[n] = '\0';
-	char *q = strrchr(b, ')');
-	return q && q[1] == ' ' ? q[2] : '?';
+	char f[8];
+	return proc_stat_field(pid, 3, f, sizeof f) == 0 ? f[0] : '?';
 }
 
 /* A clock for ctl_wait that moves 1 ms a look; at look jump_at it jumps
