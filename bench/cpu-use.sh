@@ -3,12 +3,15 @@
 # wants to know what else ran beside the work it times (bench/gpu-throughput.sh
 # around its latency pass: on an H200 the same 16 children compiled 30 %
 # slower after the A/A passes than before them, docs/gpu.md twentieth session).
-#   bench/cpu-use.sh snap FILE           the machine's busy and total ticks
-#                                        (/proc/stat) and every process's pid,
-#                                        start, CPU ticks and name (/proc/PID/stat)
+#   bench/cpu-use.sh snap FILE           the machine's busy, stolen and total
+#                                        ticks (/proc/stat) and every process's
+#                                        pid, start, CPU ticks and name
+#                                        (/proc/PID/stat)
 #   bench/cpu-use.sh report BEFORE AFTER [N]
 #                                        one line: CPUs busy on average between
-#                                        the two snaps, and the N (default 6)
+#                                        the two snaps, CPUs' time the hypervisor
+#                                        gave elsewhere (steal: on a virtual
+#                                        machine, its neighbours), and the N (default 6)
 #                                        processes alive in both that used the
 #                                        most CPU meanwhile (seconds, at least
 #                                        0.05), busiest first
@@ -20,7 +23,7 @@ case ${1:-} in
 snap)
 	[ $# -eq 2 ] || { echo "cpu-use: snap takes one FILE" >&2; exit 2; }
 	# A process may end between the glob and the read: cat goes on past it.
-	{ awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9; print "all", b, b + $5 + $6; exit }' /proc/stat
+	{ awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8; print "all", b, $9, b + $5 + $6 + $9; exit }' /proc/stat
 	  cat /proc/[0-9]*/stat 2>/dev/null | awk '{
 		l = $0; o = index(l, "("); c = 0
 		for (i = length(l); i > 0; i--) if (substr(l, i, 1) == ")") { c = i; break }
@@ -33,18 +36,19 @@ snap)
 report)
 	if [ $# -lt 3 ] || [ $# -gt 4 ]; then echo "cpu-use: report takes BEFORE AFTER [N]" >&2; exit 2; fi
 	for f in "$2" "$3"; do
-		head -n 1 "$f" 2>/dev/null | grep -q '^all [0-9]* [0-9]*$' ||
+		head -n 1 "$f" 2>/dev/null | grep -q '^all [0-9]* [0-9]* [0-9]*$' ||
 			{ echo "cpu-use: $f is not a snap of bench/cpu-use.sh" >&2; exit 2; }
 	done
 	n=${4:-6}
 	[[ $n =~ ^[0-9]+$ ]] || { echo "cpu-use: N: \"$n\" is not a whole number" >&2; exit 2; }
 	awk -v hz="$(getconf CLK_TCK)" -v cpus="$(nproc)" -v n="$n" '
-		FNR == 1 { if (NR == 1) { b0 = $2; t0 = $3 } else { b1 = $2; t1 = $3 }; next }
+		FNR == 1 { if (NR == 1) { b0 = $2; s0 = $3; t0 = $4 } else { b1 = $2; s1 = $3; t1 = $4 }; next }
 		NR == FNR { was[$1 " " $2] = $3; next }
 		($1 " " $2) in was { d = $3 - was[$1 " " $2]; if (d > 0) { use[++k] = d; who[k] = $4 " (" $1 ")" } }
 		END {
 			busy = t1 > t0 ? (b1 - b0) / (t1 - t0) * cpus : 0
-			line = sprintf("CPUs busy on average %.2f of %d", busy, cpus)
+			stolen = t1 > t0 ? (s1 - s0) / (t1 - t0) * cpus : 0
+			line = sprintf("CPUs busy on average %.2f of %d, stolen %.2f", busy, cpus, stolen)
 			for (j = 1; j <= k; j++) for (i = j + 1; i <= k; i++) if (use[i] > use[j]) {
 				x = use[i]; use[i] = use[j]; use[j] = x; x = who[i]; who[i] = who[j]; who[j] = x }
 			s = ""

@@ -85,7 +85,7 @@ wait "$busy" "$late" 2>/dev/null
 "$cu" report "$T/s0" "$T/s1" 1000 >"$T/rep"
 expect_eq "cpu-use report: exit 0" 0 $?
 ok "cpu-use report: the busy process named, with its seconds" grep -Eq "sh \($busy\) [0-9]+\.[0-9]{2} s" "$T/rep"
-ok "cpu-use report: CPUs busy on average, of nproc" grep -Eq "^CPUs busy on average [0-9]+\.[0-9]{2} of $(nproc);" "$T/rep"
+ok "cpu-use report: CPUs busy on average, of nproc, and stolen" grep -Eq "^CPUs busy on average [0-9]+\.[0-9]{2} of $(nproc), stolen [0-9]+\.[0-9]{2};" "$T/rep"
 ok "cpu-use report: a process born after the first snap not named" sh -c "! grep -q '($late)' '$T/rep'"
 "$cu" report "$T/s0" "$T/nothing" >"$T/out" 2>"$T/err"
 expect_eq "cpu-use report of a missing snap: exit 2" 2 $?
