@@ -53,8 +53,6 @@ int eval_harness_path(const char *backend, char *buf, size_t n)
 	return access(buf, X_OK) == 0 ? 0 : -1;
 }
 
-const char *const eval_wake_cpu_words[] = {"off", "on", "pin", NULL};
-
 static const char *expect_status(const char *mode) { return strcmp(mode, "verify") == 0 ? ST_COMPILED : ST_VERIFIED; }
 
 /* Whether this stage should act on a record in status st. */
@@ -681,7 +679,7 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	if (o->stop_median)
 		json_object_set_new(job, "stop_stat", json_string("median"));
 	if (timing)
-		json_object_set_new(job, "wake_cpu", json_string(eval_wake_cpu_words[o->wake_cpu]));
+		json_object_set_new(job, "wake_cpu", json_string(hot_modes[o->wake_cpu]));
 	if (R->jd && spare_asked(R->gpu))
 		json_object_set_new(job, "spare_asked", json_true());
 	if (o->min_runs > 0)
@@ -799,7 +797,7 @@ static int time_key(const struct run *R, const char *const hashes[5], char key[6
 		 o->budget_s, o->target_rel_sem, o->stop_median ? " of the median" : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
 		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
 		 sbx_name(&o->sbx), o->wake_cpu == 1 ? "" : " wake-cpu ", /* the default's key as before the option */
-		 o->wake_cpu == 1 ? "" : eval_wake_cpu_words[o->wake_cpu]);
+		 o->wake_cpu == 1 ? "" : hot_modes[o->wake_cpu]);
 	struct sha256 h;
 	sha256_init(&h);
 	const char *parts[] = {"ksci-time-v1", R->backend, R->t->name, def, harness_sha[R->gpu], opts,

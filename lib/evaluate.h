@@ -15,11 +15,8 @@
 
 #include "compile.h"
 #include "err.h"
+#include "judge/hot.h"
 #include "sandbox.h"
-
-/* ktime --wake-cpu's words, by eval_opts.wake_cpu (0 off, 1 on, 2 pin);
- * the job's "wake_cpu" says the same word. */
-extern const char *const eval_wake_cpu_words[];
 
 struct eval_opts {
 	const char *mode;     /* "verify" or "time" */
@@ -31,7 +28,7 @@ struct eval_opts {
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
 	int stop_median;      /* time: stop on the standard error of the median (MAD), not of the mean (ktime --stop-stat) */
-	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: an index into eval_wake_cpu_words; 1 in ktime, 0 elsewhere) */
+	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: an index into hot_modes, judge/hot.h; 1 in ktime, 0 elsewhere) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */
 	double batch_s;       /* time: seconds one batch lasts (0: the back end's default) */

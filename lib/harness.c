@@ -2300,7 +2300,10 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	/* ktime --wake-cpu (judge/hot.h): GPU timing only — a host back end's
 	 * children are many threads, and verifying times nothing. */
 	const char *wv = json_string_value(json_object_get(job, "wake_cpu"));
-	int wake = !timing || !d->probe || !wv ? 0 : strcmp(wv, "on") == 0 ? 1 : strcmp(wv, "pin") == 0 ? 2 : 0;
+	int wake = 0; /* off, also for a word it does not know */
+	for (int i = 0; timing && d->probe && wv && hot_modes[i]; i++)
+		if (strcmp(wv, hot_modes[i]) == 0)
+			wake = i;
 	if (wake && !hot_started() && hot_init() == 0)
 		progress("a child's CPU is woken before each request%s", wake == 2 ? ", and the child pinned to it until asked" : "");
 	hot_enable(wake);

@@ -13,6 +13,8 @@
 
 #define H_SLEEP (-1)
 
+const char *const hot_modes[] = {"off", "on", "pin", NULL};
+
 static pthread_t th;
 static int started, enabled = 1;
 static _Atomic uint32_t gen;   /* bumped by every hot_warm */

@@ -28,9 +28,13 @@
 int hot_init(void);
 /* Whether hot_init started the helper. */
 int hot_started(void);
-/* The job's choice: 0 off, 1 on, 2 on and the child pinned to the woken CPU
- * for its continue (ktime --wake-cpu pin).  hot_on: started and not off;
- * hot_pin: started and 2. */
+/* The modes' words by index, NULL-ended: "off", "on", "pin" — also ktime
+ * --wake-cpu's words and the job's "wake_cpu" (one list for the option, the
+ * job, the time cache's key and the judge's reading of the job). */
+extern const char *const hot_modes[];
+/* The job's choice, an index into hot_modes: 0 off, 1 on, 2 on and the
+ * child pinned to the woken CPU for its continue (ktime --wake-cpu pin).
+ * hot_on: started and not off; hot_pin: started and 2. */
 void hot_enable(int mode);
 int hot_on(void);
 int hot_pin(void);

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 			case 'M':
 				rc = opt_choice("--stop-stat", optarg, (const char *const[]){"mean", "median", NULL}, &o.stop_median, e);
 				break;
-			case 'K': rc = opt_choice("--wake-cpu", optarg, eval_wake_cpu_words, &o.wake_cpu, e); break;
+			case 'K': rc = opt_choice("--wake-cpu", optarg, hot_modes, &o.wake_cpu, e); break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
 			case 'B': rc = opt_double("--batch", optarg, 0, 1, &o.batch_s, e); break;
 			case 'R': rc = opt_double("--arena", optarg, 0, 65536, &o.arena_mb, e); break;
