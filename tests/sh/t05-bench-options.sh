@@ -97,4 +97,53 @@ expect_eq "cpu-use report N not a number: the message" 'cpu-use: N: "many" is no
 expect_eq "cpu-use snap without a FILE: exit 2" 2 $?
 "$cu" sample >"$T/out" 2>"$T/err"
 expect_eq "cpu-use with an unknown word: exit 2, usage on stderr" "2 yes" "$? $(grep -q 'bench/cpu-use.sh snap FILE' "$T/err" && echo yes)"
+# bench/compile-probe.sh: the same sources each call, each compiled alone;
+# nvcc's seconds from the records, a compile that fails makes exit 1 and is
+# counted.  Fake kgen and kcompile (KSCIBIN): kgen writes N children, kcompile
+# answers each with its compiler_seconds from a list (or a failure).
+pb=$T/probe-bin
+mkdir -p "$pb"
+cat >"$pb/kgen" <<'FAKE'
+#!/usr/bin/env bash
+n=0
+while [ $# -gt 0 ]; do [ "$1" = --children ] && n=$2; shift; done
+read -r _
+for i in $(seq 1 "$n"); do printf '{"id":"c%d","status":"generated","source":"// %d"}\n' "$i" "$i"; done
+FAKE
+cat >"$pb/kcompile" <<'FAKE'
+#!/usr/bin/env bash
+[ "$1" = --no-cache ] || { echo "fake kcompile: not --no-cache" >&2; exit 9; }
+k=$(($(cat "$PROBE_STATE" 2>/dev/null || echo 0) + 1)); echo "$k" >"$PROBE_STATE"
+s=$(sed -n "${k}p" "$PROBE_SECS")
+read -r l
+if [ "$s" = fail ]; then printf '%s\n' "$l" | jq -c '.status = "error"'
+else printf '%s\n' "$l" | jq -c --argjson s "$s" '.status = "compiled" | .compile = {seconds: ($s + 0.1), compiler_seconds: $s}'; fi
+FAKE
+chmod +x "$pb/kgen" "$pb/kcompile"
+printf '%s\n' 1.5 0.5 2.5 1 >"$T/secs"
+PROBE_STATE=$T/probe-n PROBE_SECS=$T/secs KSCIBIN=$pb OUT=$T/po "$ROOT/bench/compile-probe.sh" -n 3 --label before matmul >"$T/out" 2>"$T/err"
+expect_eq "compile-probe: exit 0" 0 $?
+ok "compile-probe: median, min, max of nvcc's seconds, the count, the CPU work and use" grep -Eq \
+	'^before matmul: nvcc median 1\.25 s, min 0\.50, max 2\.50 over 4 of 4 compiled; fixed CPU work [0-9.]+ s; CPUs busy on average ' "$T/out"
+expect_eq "compile-probe: every record kept, the label in the name" 4 "$(wc -l <"$T/po/compile-probe/before-matmul.nd")"
+printf '%s\n' 2 fail 3 >"$T/secs"
+rm -f "$T/probe-n"
+PROBE_STATE=$T/probe-n PROBE_SECS=$T/secs KSCIBIN=$pb OUT=$T/po "$ROOT/bench/compile-probe.sh" -n 2 matmul >"$T/out" 2>"$T/err"
+expect_eq "compile-probe: a compile that fails: exit 1" 1 $?
+ok "compile-probe: a compile that fails: counted apart" grep -Eq '^probe matmul: nvcc median 2\.50 s, min 2\.00, max 3\.00 over 2 of 3 compiled;' "$T/out"
+probe_bad() { # expected-stderr args...
+	local want=$1
+	shift
+	KSCIBIN=$pb OUT=$T/po "$ROOT/bench/compile-probe.sh" "$@" >"$T/out" 2>"$T/err"
+	expect_eq "compile-probe $*: exit 2" 2 $?
+	expect_eq "compile-probe $*: the message" "$want" "$(cat "$T/err")"
+}
+probe_bad 'compile-probe: -n: "two" is not a whole number' -n two matmul
+probe_bad 'compile-probe: --label: "a b" is not letters, digits, _ . -' --label 'a b' matmul
+probe_bad 'compile-probe: one TASK, not 2' matmul softmax
+probe_bad "compile-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
+"$ROOT/bench/compile-probe.sh" --help >"$T/help" 2>&1
+expect_eq "compile-probe --help: ends with its env line" \
+	"env: KSCIBIN (default build/gpu/bin), KSCI_CUDA_ARCH; the records under \$OUT/compile-probe (or ./gpu-logs/compile-probe)" \
+	"$(tail -n 1 "$T/help" | sed 's/^ *//')"
 done_testing
