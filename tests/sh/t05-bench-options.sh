@@ -87,6 +87,18 @@ expect_eq "cpu-use report: exit 0" 0 $?
 ok "cpu-use report: the busy process named, with its seconds" grep -Eq "sh \($busy\) [0-9]+\.[0-9]{2} s" "$T/rep"
 ok "cpu-use report: CPUs busy on average, of nproc, and stolen" grep -Eq "^CPUs busy on average [0-9]+\.[0-9]{2} of $(nproc), stolen [0-9]+\.[0-9]{2};" "$T/rep"
 ok "cpu-use report: a process born after the first snap not named" sh -c "! grep -q '($late)' '$T/rep'"
+# cpu-use-snap-process-gone-mid-read: a process that ended between the glob
+# and the read (here a stat that is a dangling link) made cat fail, and under
+# pipefail the whole snap said "cannot write" and exited 2, though it was
+# whole (seen on an H200 in the twenty-first session).
+mkdir -p "$T/proc/1" "$T/proc/2"
+cp /proc/stat "$T/proc/stat"
+cat "/proc/$$/stat" >"$T/proc/1/stat"
+ln -s "$T/proc/gone" "$T/proc/2/stat"
+KSCI_PROC=$T/proc "$cu" snap "$T/s-gone" 2>"$T/err"
+expect_eq "cpu-use-snap-process-gone-mid-read: exit 0, nothing said" "0 " "$? $(cat "$T/err")"
+expect_eq "cpu-use-snap-process-gone-mid-read: the machine's line and the live process's" "2 $$" \
+	"$(wc -l <"$T/s-gone" | tr -d ' ') $(sed -n 2p "$T/s-gone" | cut -d' ' -f1)"
 "$cu" report "$T/s0" "$T/nothing" >"$T/out" 2>"$T/err"
 expect_eq "cpu-use report of a missing snap: exit 2" 2 $?
 expect_eq "cpu-use report of a missing snap: the message" "cpu-use: $T/nothing is not a snap of bench/cpu-use.sh" "$(cat "$T/err")"
