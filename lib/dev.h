@@ -33,6 +33,17 @@ struct dev_state {
 	uint64_t limits;
 };
 
+/* How far the state may move before a size's anchor (lib/harness.c) no
+ * longer serves: a clock by DEV_CLOCK_TOL of the anchor's (also where the
+ * judge's warm-up counts the clock as back), the temperature by
+ * DEV_TEMP_TOL_C.  Why these values: lib/dev_state.c. */
+#define DEV_CLOCK_TOL 0.02
+#define DEV_TEMP_TOL_C 15.0
+/* Whether now moved from then by more than those: 1 with what moved and both
+ * values in moved (n bytes), else 0 and "".  Nothing moved where then's SM
+ * clock or now's is not known (0 or NaN); a NaN temperature is not compared. */
+int dev_state_moved(const struct dev_state *now, const struct dev_state *then, char *moved, size_t n);
+
 struct dev_ops {
 	const char *name;
 	/* -1: the device failed; -2: there is no such device here (the result

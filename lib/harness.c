@@ -987,25 +987,35 @@ static int anchor_valid(struct job *J, const struct anchor *a, const char **why)
 	return *why == NULL;
 }
 
-/* Whether the state a size was timed at (its device_state's medians) moved
- * from its anchor's: a clock by more than 2 %, the temperature by more than
- * 8 °C.  Asked after the timing, not before: a GPU idle for the verify
- * stage between two jobs read 345 MHz where it times at 1980, and on an
- * H200 that renewed the anchor of matmul 4096^3 for 13 of the first 20
- * candidates; the temperature read before the job, of a GPU that cooled
- * while the next candidate compiled (42 °C), against the anchor's median
- * while it timed (54 °C), renewed it for every candidate sent one at a
- * time, and with it cuBLAS timed again each time (docs/gpu.md). */
-#define CLOCK_TOL 0.02 /* the 2 %: also the warm-up's, which ends when the clock is back within it */
-static int state_moved(const json_t *res, const struct anchor *a)
+/* The medians of a size's device_state in res (0 for a clock it lacks,
+ * NaN for a temperature it lacks: never compared). */
+static void state_medians(const json_t *res, struct dev_state *st)
 {
 	const json_t *ds = json_object_get(res, "device_state");
-	double sm = json_number_value(json_object_get(json_object_get(ds, "sm_mhz"), "median"));
-	double mem = json_number_value(json_object_get(json_object_get(ds, "mem_mhz"), "median"));
 	const json_t *tj = json_object_get(json_object_get(ds, "temp_c"), "median");
-	return a->st.sm_mhz > 0 && sm > 0 &&
-	       (fabs(sm - a->st.sm_mhz) > CLOCK_TOL * a->st.sm_mhz || fabs(mem - a->st.mem_mhz) > CLOCK_TOL * a->st.mem_mhz ||
-		(json_is_number(tj) && fabs(json_number_value(tj) - a->st.temp_c) > 8));
+	*st = (struct dev_state){
+		.sm_mhz = json_number_value(json_object_get(json_object_get(ds, "sm_mhz"), "median")),
+		.mem_mhz = json_number_value(json_object_get(json_object_get(ds, "mem_mhz"), "median")),
+		.temp_c = json_is_number(tj) ? json_number_value(tj) : NAN,
+		.power_w = NAN,
+	};
+}
+
+/* Whether the state a size was timed at (its device_state's medians) moved
+ * from its anchor's (dev_state_moved: a clock by 2 %, the temperature by
+ * 15 °C); what moved in moved (n bytes).  Asked after the timing, not
+ * before: a GPU idle for the verify stage between two jobs read 345 MHz
+ * where it times at 1980, and on an H200 that renewed the anchor of matmul
+ * 4096^3 for 13 of the first 20 candidates; the temperature read before the
+ * job, of a GPU that cooled while the next candidate compiled (42 °C),
+ * against the anchor's median while it timed (54 °C), renewed it for every
+ * candidate sent one at a time, and with it cuBLAS timed again each time
+ * (docs/gpu.md). */
+static int state_moved(const json_t *res, const struct anchor *a, char *moved, size_t n)
+{
+	struct dev_state now;
+	state_medians(res, &now);
+	return dev_state_moved(&now, &a->st, moved, n);
 }
 
 /* Keep (or renew) the anchor of key from a full run's result at one size. */
@@ -1032,12 +1042,7 @@ static void anchor_store(const char *key, const json_t *res, uint32_t n, int rol
 	a->seed = sd ? json_deep_copy(sd) : NULL;
 	a->base_med = b ? json_number_value(json_object_get(b, "median_us")) * 1e-6 : 0;
 	a->seed_med = sd ? json_number_value(json_object_get(sd, "median_us")) * 1e-6 : 0;
-	const json_t *ds = json_object_get(res, "device_state");
-	if (ds) {
-		a->st.sm_mhz = json_number_value(json_object_get(json_object_get(ds, "sm_mhz"), "median"));
-		a->st.mem_mhz = json_number_value(json_object_get(json_object_get(ds, "mem_mhz"), "median"));
-		a->st.temp_c = json_number_value(json_object_get(json_object_get(ds, "temp_c"), "median"));
-	}
+	state_medians(res, &a->st);
 }
 
 
@@ -1363,7 +1368,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 	 * by every process) when this judge timed until less than a second ago
 	 * (the next size, the next job of a long-lived judge): the GPU is not
 	 * idle then — or when, after that one batch each, the SM clock is back
-	 * within CLOCK_TOL (the anchors' own) of the one this judge's last
+	 * within DEV_CLOCK_TOL (the anchors' own) of the one this judge's last
 	 * timed loop ran at (a new candidate's GPU idled through its compile,
 	 * at 345 MHz on an H100: the floor was 0.07 s of its time stage;
 	 * docs/gpu.md). */
@@ -1384,7 +1389,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			}
 			struct dev_state st;
 			if (gpu && !warm && q == 0 && r == 0 && isfinite(last_sm_mhz) && J->d->state &&
-			    J->d->state(&st) == 0 && stats_clock_back(st.sm_mhz, last_sm_mhz, CLOCK_TOL)) {
+			    J->d->state(&st) == 0 && stats_clock_back(st.sm_mhz, last_sm_mhz, DEV_CLOCK_TOL)) {
 				warm = 1;
 				snprintf(clock_why, sizeof clock_why, "SM clock %.0f MHz after a batch a role, the last loop's %.0f",
 					 st.sm_mhz, last_sm_mhz);
@@ -1802,8 +1807,9 @@ static json_t *time_all(struct job *J, char *e)
 			long wa0, wl0, wa1, wl1;
 			hot_counts(&wa0, &wl0);
 			json_t *r = an ? time_size(J, Wa, nwa, size, s2, e, &fail_res, an) : time_size(J, W, nw, size, s2, e, &fail_res, an);
-			if (r && an && state_moved(r, an)) {
-				progress("time %s: the clocks or the temperature moved from the anchor's; every role, a new anchor", sz);
+			char moved[128] = "";
+			if (r && an && state_moved(r, an, moved, sizeof moved)) {
+				progress("time %s: the device's state moved from the anchor's (%s); every role, a new anchor", sz, moved);
 				json_decref(r);
 				an = NULL, why = "device state changed";
 				r = time_size(J, W, nw, size, s2, e, &fail_res, NULL);
@@ -1818,6 +1824,8 @@ static json_t *time_all(struct job *J, char *e)
 			if (r && !an && anchoring && !json_is_true(json_object_get(j, "confirm"))) {
 				anchor_store(key, r, (uint32_t)json_integer_value(json_object_get(r, "batch_calls")), nw);
 				json_object_set_new(r, "anchor", json_pack("{s:b, s:s}", "cached", 0, "why", why));
+				if (moved[0])
+					json_object_set_new(json_object_get(r, "anchor"), "moved", json_string(moved));
 			}
 			if (!r && fail_res && json_is_object(json_object_get(fail_res, "slow"))) {
 				json_array_append(slow, json_object_get(fail_res, "slow"));
