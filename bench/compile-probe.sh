@@ -36,8 +36,9 @@ bench_setup compile-probe
 [ -f "$KSCI_TASKS/$task/seed.cu" ] || { echo "compile-probe: no task $task (no $KSCI_TASKS/$task/seed.cu)" >&2; exit 2; }
 command -v kcompile >/dev/null || { echo "compile-probe: no kcompile in $KSCIBIN (make gpu-bundle)" >&2; exit 2; }
 
-median() { sort -n | awk '{ v[++k] = $1 } END { if (!k) { print "-"; exit }
-	printf "%.2f", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }'; }
+# stats: median, min and max of the numbers on stdin, two decimals ("- - -": none).
+stats() { sort -n | awk 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
+	printf "%.2f %.2f %.2f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
 
 "$here/bench/cpu-use.sh" snap "$tmp/cpu0"
 bench_sources "$task" "$n" "$KSCIBIN" >"$tmp/src.nd"
@@ -49,15 +50,13 @@ while IFS= read -r l; do
 done <"$tmp/src.nd"
 secs=$(jq -r 'select(.status == "compiled") | .compile.compiler_seconds' "$rec")
 ok=$(printf '%s' "$secs" | grep -c .)
-cpu=$(for _ in 1 2 3; do
+read -r med lo hi < <(printf '%s\n' "$secs" | stats)
+read -r cpu _ < <(for _ in 1 2 3; do
 	s=$(date +%s.%N)
 	awk 'BEGIN { for (i = 0; i < 3000000; i++) x += i * i % 7; exit x < 0 }'
 	awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'
-done | median)
+done | stats)
 "$here/bench/cpu-use.sh" snap "$tmp/cpu1"
 printf '%s %s: nvcc median %s s, min %s, max %s over %d of %d compiled; fixed CPU work %s s; %s\n' \
-	"$label" "$task" "$(printf '%s\n' "$secs" | median)" \
-	"$(printf '%s\n' "$secs" | sort -n | awk 'NF { printf "%.2f", $1; exit } END { if (!NR) print "-" }')" \
-	"$(printf '%s\n' "$secs" | sort -n | awk 'NF { v = $1 } END { if (v == "") print "-"; else printf "%.2f", v }')" \
-	"$ok" "$got" "$cpu" "$("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1" 3)"
+	"$label" "$task" "$med" "$lo" "$hi" "$ok" "$got" "$cpu" "$("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1" 3)"
 [ "$ok" = "$got" ] || exit 1

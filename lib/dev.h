@@ -5,6 +5,8 @@
  * and a batch's brackets in the child.  One instance per back end:
  * dev_host (lib/dev_host.c, `c`) and dev_cuda (lib/cuda/dev_cuda.c).
  * Everything a dev_ops function returns that needs freeing says so.
+ * Beside the contract, one rule on its struct dev_state: when the state
+ * moved too far for a timing's anchor (dev_state_moved, lib/dev_state.c).
  */
 #ifndef KSCI_DEV_H
 #define KSCI_DEV_H

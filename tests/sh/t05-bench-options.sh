@@ -143,6 +143,11 @@ rm -f "$T/probe-n"
 PROBE_STATE=$T/probe-n PROBE_SECS=$T/secs KSCIBIN=$pb OUT=$T/po "$ROOT/bench/compile-probe.sh" -n 2 matmul >"$T/out" 2>"$T/err"
 expect_eq "compile-probe: a compile that fails: exit 1" 1 $?
 ok "compile-probe: a compile that fails: counted apart" grep -Eq '^probe matmul: nvcc median 2\.50 s, min 2\.00, max 3\.00 over 2 of 3 compiled;' "$T/out"
+printf '%s\n' fail fail >"$T/secs"
+rm -f "$T/probe-n"
+PROBE_STATE=$T/probe-n PROBE_SECS=$T/secs KSCIBIN=$pb OUT=$T/po "$ROOT/bench/compile-probe.sh" -n 1 matmul >"$T/out" 2>"$T/err"
+expect_eq "compile-probe: none compiled: exit 1" 1 $?
+ok "compile-probe: none compiled: no figures, the count" grep -Eq '^probe matmul: nvcc median - s, min -, max - over 0 of 2 compiled;' "$T/out"
 probe_bad() { # expected-stderr args...
 	local want=$1
 	shift
