@@ -36,10 +36,6 @@ bench_setup compile-probe
 [ -f "$KSCI_TASKS/$task/seed.cu" ] || { echo "compile-probe: no task $task (no $KSCI_TASKS/$task/seed.cu)" >&2; exit 2; }
 command -v kcompile >/dev/null || { echo "compile-probe: no kcompile in $KSCIBIN (make gpu-bundle)" >&2; exit 2; }
 
-# stats: median, min and max of the numbers on stdin, two decimals ("- - -": none).
-stats() { sort -n | awk 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
-	printf "%.2f %.2f %.2f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
-
 "$here/bench/cpu-use.sh" snap "$tmp/cpu0"
 bench_sources "$task" "$n" "$KSCIBIN" >"$tmp/src.nd"
 got=$(wc -l <"$tmp/src.nd")
@@ -50,12 +46,12 @@ while IFS= read -r l; do
 done <"$tmp/src.nd"
 secs=$(jq -r 'select(.status == "compiled") | .compile.compiler_seconds' "$rec")
 ok=$(printf '%s' "$secs" | grep -c .)
-read -r med lo hi < <(printf '%s\n' "$secs" | stats)
+read -r med lo hi < <(printf '%s\n' "$secs" | med_min_max)
 read -r cpu _ < <(for _ in 1 2 3; do
 	s=$(date +%s.%N)
 	awk 'BEGIN { for (i = 0; i < 3000000; i++) x += i * i % 7; exit x < 0 }'
 	awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'
-done | stats)
+done | med_min_max)
 "$here/bench/cpu-use.sh" snap "$tmp/cpu1"
 printf '%s %s: nvcc median %s s, min %s, max %s over %d of %d compiled; fixed CPU work %s s; %s\n' \
 	"$label" "$task" "$med" "$lo" "$hi" "$ok" "$got" "$cpu" "$("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1" 3)"

@@ -85,6 +85,8 @@ if [ -n "$cpulat" ]; then
 	fi
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh" # med_min_max
 export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
 out=${OUT:-$here/gpu-logs}/throughput
@@ -185,10 +187,11 @@ latency() {
 	exec {fd}>&-
 	wait "$lat_job" 2>/dev/null
 	for p in new cached; do
-		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$tmp/lat.tsv" | sort -n | awk -v p="$p" -v t="$1" \
-			-v st="$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)" '{ v[++n] = $1 }
-			END { if (!n) exit; m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-				printf "%s latency, one candidate at a time on a warm judge, %s: median %.2f s, min %.2f, max %.2f over %d; %s\n", t, p, m, v[1], v[n], n, st }'
+		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$tmp/lat.tsv" >"$tmp/lat-$p"
+		[ -s "$tmp/lat-$p" ] || continue
+		read -r m lo hi < <(med_min_max <"$tmp/lat-$p")
+		printf '%s latency, one candidate at a time on a warm judge, %s: median %s s, min %s, max %s over %d; %s\n' "$1" "$p" \
+			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)"
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
 	[ -s "$tmp/cpu1" ] && echo "  CPU use over the pass: $("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1")"

@@ -26,6 +26,11 @@ rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 # since T0: seconds since T0 (date +%s.%N), one decimal.
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# med_min_max: the median, min and max of the numbers on stdin (one a line,
+# blank lines skipped), two decimals, on one line; "- - -" where there are none.
+med_min_max() { sort -n | awk 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
+	printf "%.2f %.2f %.2f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
+
 # bench_sources TASK N BIN: TASK's cuda seed as a generated record and, for N
 # above 0, N distinct kgen mutate children of it (seed 7), one a line on
 # stdout (BIN: the tools' directory).

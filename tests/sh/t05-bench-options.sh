@@ -109,6 +109,13 @@ expect_eq "cpu-use report N not a number: the message" 'cpu-use: N: "many" is no
 expect_eq "cpu-use snap without a FILE: exit 2" 2 $?
 "$cu" sample >"$T/out" 2>"$T/err"
 expect_eq "cpu-use with an unknown word: exit 2, usage on stderr" "2 yes" "$? $(grep -q 'bench/cpu-use.sh snap FILE' "$T/err" && echo yes)"
+# med_min_max (bench/lib.sh): what gpu-throughput's latency lines and
+# compile-probe print, median of an odd and an even count, blank lines
+# skipped, none at all.
+. "$ROOT/bench/lib.sh"
+expect_eq "med_min_max: odd count" "2.00 0.50 9.00" "$(printf '9\n0.5\n2\n' | med_min_max)"
+expect_eq "med_min_max: even count, blank lines skipped" "2.37 1.96 4.50" "$(printf '2.531\n\n4.5\n1.962\n2.2\n' | med_min_max)"
+expect_eq "med_min_max: none" "- - -" "$(printf '' | med_min_max)"
 # bench/compile-probe.sh: the same sources each call, each compiled alone;
 # nvcc's seconds from the records, a compile that fails makes exit 1 and is
 # counted.  Fake kgen and kcompile (KSCIBIN): kgen writes N children, kcompile
