@@ -20,7 +20,7 @@ set -uo pipefail
 copies=20 rounds=2 limit=420 arms=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--copies) copies=$2; shift ;;
 	--rounds) rounds=$2; shift ;;
 	--limit) limit=$2; shift ;;

@@ -18,7 +18,7 @@ set -uo pipefail
 n=4 label=probe
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-n) n=${2:-}; shift ;;
 	--label) label=${2:-}; shift ;;
 	-*) echo "compile-probe: unknown option: $1" >&2; exit 2 ;;

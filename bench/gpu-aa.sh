@@ -10,7 +10,7 @@ set -uo pipefail
 cold=6 runs=20 heat=30 mm=12
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--cold) cold=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--heat) heat=$2; shift ;;

@@ -4,7 +4,7 @@
 # agreement with Nsight Compute.  Logs go to $OUT (or ./gpu-logs).
 #   usage: bench/gpu-all.sh      (env: KSCIBIN, default build/gpu/bin when present)
 set -uo pipefail
-case ${1:-} in -h | --help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ -z "${KSCIBIN:-}" ]; then
 	if [ -x "$here/build/gpu/bin/kharness-cuda" ]; then KSCIBIN=$here/build/gpu/bin; else KSCIBIN=$here/build/bin; fi

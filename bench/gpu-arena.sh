@@ -18,7 +18,7 @@ set -uo pipefail
 arms="--arena 8192;--arena 1024;--arena 24576" rounds=6 fresh=3 deadline=480
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--arms) arms=$2; shift ;;
 	--rounds) rounds=$2; shift ;;
 	--fresh) fresh=$2; shift ;;

@@ -14,7 +14,7 @@ set -uo pipefail
 batch=0.02 procs=1 runs=20 mm=10 arena="" warmup=0 kb="" checks=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--batch) batch=$2; shift ;;
 	--processes) procs=$2; shift ;;
 	--arena) arena=$2; shift ;;

@@ -13,7 +13,7 @@ set -euo pipefail
 children=32 gpus=1 backend=cuda budget=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--children) children=$2; shift ;;
 	--gpus) gpus=$2; shift ;;
 	--backend) backend=$2; shift ;;

@@ -14,7 +14,7 @@
 #   (one quoted argument a variant; '' is the seed as it is)
 #   env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records in $OUT (or ./gpu-logs)
 set -euo pipefail
-case ${1:-} in -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 torch=0 vonly=0 file=""
 while [ $# -gt 0 ]; do
 	case $1 in

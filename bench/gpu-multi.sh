@@ -25,7 +25,7 @@ set -euo pipefail
 gpus=2 pop=32 gens=2 chunk=8 backend=cuda kill=1
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--gpus) gpus=$2; shift ;;
 	--population) pop=$2; shift ;;
 	--generations) gens=$2; shift ;;

@@ -17,7 +17,7 @@ set -euo pipefail
 minutes=8 pop=16 strategy=tournament torch=0 resume=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--torch) torch=1 ;;
 	--minutes) minutes=$2; shift ;;
 	--population) pop=$2; shift ;;

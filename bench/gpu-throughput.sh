@@ -41,7 +41,7 @@ set -uo pipefail
 children=64 budget="" fresh="" kb=0 aa=0 aagap=0 lat=0 gap=0 kopts=() passes="new cached" cpulat=""
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	--children) children=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--fresh-judge) fresh=--fresh-judge ;;

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--archive) archive=$2; shift 2 ;;
 	--kgen) kgen=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	*) echo "kgen-archive.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done

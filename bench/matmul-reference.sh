@@ -11,7 +11,7 @@
 #   usage: bench/matmul-reference.sh [REF.cu ...]   (on a GPU; needs nvcc)
 #   env: CUDA_HOME (default /usr/local/cuda), KSCI_CUDA_ARCH (default sm_90a)
 set -euo pipefail
-case ${1:-} in -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 [ $# -gt 0 ] || set -- "$here/data/tasks/matmul/reference.cu"
 CUDA=${CUDA_HOME:-/usr/local/cuda}

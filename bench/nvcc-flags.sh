@@ -15,7 +15,7 @@ set -euo pipefail
 rounds=5 phases=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=$2; shift ;;
 	--phases) phases=1 ;;
 	*) break ;;

@@ -13,7 +13,7 @@ set -euo pipefail
 rounds=5 mutants=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=$2; shift ;;
 	--mutants) mutants=$2; shift ;;
 	*) break ;;

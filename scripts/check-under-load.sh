@@ -6,7 +6,7 @@
 # line, "N passed, N failed", and its wall time) and keeps each run's log in
 # $LOGDIR (default /tmp/ksci-load).  Exit 0 when every run passed.
 set -u
-case ${1:-} in -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 n=${1:-5}
 src=$(cd "$(dirname "$0")/.." && pwd)
 logs=${LOGDIR:-/tmp/ksci-load}

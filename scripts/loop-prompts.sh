@@ -13,7 +13,7 @@
 # from an answer served twice.  The run is kept in DIR (default: a
 # temporary directory, removed); tests/sh/t39-loop.sh checks it.
 set -euo pipefail
-case ${1:-} in -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${1:-}" ]; then d=$1; shift; mkdir -p "$d"; else
 	d=$(mktemp -d "${TMPDIR:-/tmp}/ksci-loop.XXXXXX")

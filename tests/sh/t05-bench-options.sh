@@ -66,6 +66,21 @@ expect_eq "size-named-once: each size once, in order" \
 expect_eq "gpu-throughput --help: ends with its env line" \
 	"env: KSCIBIN (default build/gpu/bin), KSCI_BWRAP; records, and what it prints (summary.txt), under \$OUT/throughput (or ./gpu-logs/throughput)" \
 	"$(tail -n 1 "$T/help" | sed 's/^ *//')"
+# help-prints-whole-header: every bench and helper script whose --help is its
+# opening comment prints that comment whole, and nothing after it.  Five
+# printed a fixed range of lines that the header had since outgrown or
+# shrunk from: nvcc-steps.sh's lost its env line, gpu-arena.sh's its usage
+# and env lines, aa-arms.sh, ptxas-split.sh and check-under-load.sh printed
+# their first line of code.
+n=0
+for f in "$ROOT"/bench/*.sh "$ROOT"/scripts/*.sh; do
+	grep -q -- "--help) sed -n '2," "$f" || continue
+	n=$((n + 1))
+	expect_eq "help-prints-whole-header: ${f#"$ROOT"/}" \
+		"$(awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$f")" \
+		"$(bash "$f" --help 2>&1)"
+done
+ok "help-prints-whole-header: found the scripts ($n)" test "$n" -ge 15
 # bench/cpu-use.sh: a process busy between two snaps is named with its CPU
 # seconds; one started after the first snap is not (it was not alive in
 # both).  No clock decides it: the second snap is taken once the busy
