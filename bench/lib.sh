@@ -31,6 +31,14 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 med_min_max() { sort -n | awk 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
 	printf "%.2f %.2f %.2f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
 
+# AWK_MED: an awk function for an awk program's start (awk "$AWK_MED"'...'):
+# med(s), the median of the numbers in the string s, separated by spaces —
+# for the benches that gather a list per key inside awk.
+# shellcheck disable=SC2034 # for the scripts that source this
+AWK_MED='function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+'
+
 # bench_sources TASK N BIN: TASK's cuda seed as a generated record and, for N
 # above 0, N distinct kgen mutate children of it (seed 7), one a line on
 # stdout (BIN: the tools' directory).

@@ -24,12 +24,17 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- softmax matmul
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh"
 BIN=${KSCIBIN:-$here/build/bin}
 NVCC=${CUDA:-/usr/local/cuda}/bin/nvcc
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-nvcc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-# name|flags (before -o out.so ksci_wrapper.cu); the first is kcompile's.
+# name|flags (before -o out.so ksci_wrapper.cu); the first is kcompile's as
+# it was when this bench was written (2026-11-25), the base of every ratio;
+# kcompile's now are sass-only's with -Xptxas --split-compile=0
+# (docs/tools/kcompile.md).
 variants=(
 	"kcompile|-arch=sm_90a -O3 -std=c++17 -lineinfo -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
 	"sass-only|-gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -Xptxas -v -Xcompiler -fPIC -shared -cudart shared"
@@ -71,9 +76,7 @@ for task in "$@"; do
 	fi
 done
 echo "nvcc $("$NVCC" --version | tail -n 1); $rounds rounds; CPU = user + sys seconds of nvcc and its children"
-awk '{cpu[$1" "$2] = cpu[$1" "$2] " " ($3 + $4); wall[$1" "$2] = wall[$1" "$2] " " $5; order[++n] = $1" "$2}
-function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+awk "$AWK_MED"'{cpu[$1" "$2] = cpu[$1" "$2] " " ($3 + $4); wall[$1" "$2] = wall[$1" "$2] " " $5; order[++n] = $1" "$2}
 END { printf "%-8s %-12s %9s %9s %9s\n", "task", "variant", "CPU s", "wall s", "CPU/base"
 	for (i = 1; i <= n; i++) { if (seen[order[i]]++) continue; split(order[i], p, " ")
 		c = med(cpu[order[i]]); if (p[2] == "kcompile") base[p[1]] = c

@@ -50,9 +50,7 @@ for task in "$@"; do
 	done
 done
 echo "nvcc: $("${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1); $rounds rounds; $(nproc) CPUs"
-awk -F'\t' '
-function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+awk -F'\t' "$AWK_MED"'
 { s[$1" "$2] = s[$1" "$2] " " $6; if (!seen[$1]++) order[++n] = $1
   if ($5 != "true") bad[$1" "$2]++
   if ($2 != "serial" && $4 != "parallel") fellback[$1]++

@@ -67,9 +67,7 @@ PY
 	done
 done
 echo "ptxas: $("$CUDA/bin/ptxas" --version | tail -n 1); $rounds rounds; $(nproc) CPUs"
-awk 'FNR == NR { same[$1 " " $2]++; next }
-function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+awk "$AWK_MED"'FNR == NR { same[$1 " " $2]++; next }
 { s[$1 " " $2] = s[$1 " " $2] " " $3; if (!seen[$1]++) order[++n] = $1 }
 END {
 	printf "%-10s %9s %9s %7s %s\n", "task", "plain s", "split s", "ratio", "cubins"
