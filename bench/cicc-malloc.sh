@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench/cicc-malloc.sh — whether another allocator speeds up the device
+# half's two long steps, cicc and ptxas, on a task's seed without changing
+# what they make: nvcc (kcompile's flags) builds the seed once with --keep,
+# then its own cicc and ptxas commands (from nvcc --dryrun) are run again
+# ROUNDS times under each allocator in turn — glibc's (none) and each
+# library in MALLOC_DIR given by LD_PRELOAD: Debian's libmimalloc2.0
+# (libmimalloc.so.2), libjemalloc2 (libjemalloc.so.2), libtcmalloc-minimal4
+# (libtcmalloc_minimal.so.4), those present — each run on the CPUs CPUS.
+# Printed: each arm's median, min and max wall seconds for cicc and for
+# ptxas; the MD5 of each arm's last PTX and cubin (the same output or not);
+# and per arm its ratio to none within a round, median over rounds, with
+# the rounds it was faster and a one-sided sign test.  The seconds of every
+# run go to $OUT/cicc-malloc-TASK.tsv (arm, cicc s, ptxas s).
+#   usage: bench/cicc-malloc.sh [-r ROUNDS] [--cpus LIST] [TASK]   (default: 36 rounds, CPUs 4-7, matmul)
+#   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
+set -uo pipefail
+rounds=36 cpus=4-7
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+	-r) rounds=${2:-}; shift ;;
+	--cpus) cpus=${2:-}; shift ;;
+	-*) echo "cicc-malloc: unknown option: $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cicc-malloc: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
+[[ $cpus =~ ^[0-9][0-9,-]*$ ]] || { echo "cicc-malloc: --cpus: \"$cpus\" is not a CPU list" >&2; exit 2; }
+task=${1:-matmul}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tasks=${KSCI_TASKS:-$here/data/tasks}
+[ -f "$tasks/$task/seed.cu" ] || { echo "cicc-malloc: no task $task (no $tasks/$task/seed.cu)" >&2; exit 2; }
+mdir=${MALLOC_DIR:-$here/.carry/malloc}
+[ ! -d "$mdir" ] || mdir=$(cd "$mdir" && pwd) # before the cd below
+nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+out=${OUT:-$here/gpu-logs}
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-cicc-malloc.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 2
+cp "$tasks/$task/seed.cu" candidate.cu
+printf '#include <stdint.h>\n#include <cuda_runtime.h>\n#include "candidate.cu"\n' >w.cu
+flags=(-gencode "arch=compute_90a,code=sm_90a" -O3 -std=c++17 -lineinfo -Xptxas -v -Xptxas --split-compile=0
+	-Xcompiler -fPIC -shared -cudart shared)
+"$nvcc" "${flags[@]}" --keep -o w.so w.cu >nvcc.log 2>&1 || { echo "cicc-malloc: nvcc failed on $task's seed:" >&2; cat nvcc.log >&2; exit 1; }
+"$nvcc" "${flags[@]}" --keep --dryrun -o w.so w.cu 2>&1 | sed -n 's/^#\$ //p' >plan
+# nvcc's own variables for its steps (CICC_PATH, PATH, ...), one a line.
+while IFS= read -r l; do
+	[[ $l =~ ^([A-Za-z_]+)=(.*)$ ]] && export "${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
+done <plan
+cicc=$(grep -m 1 -E '/cicc"? ' plan) ptx=$(grep -m 1 -E '^ptxas ' plan)
+if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-malloc: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
+arms=(none) libs=("")
+for l in libmimalloc.so.2 libjemalloc.so.2 libtcmalloc_minimal.so.4; do
+	[ -f "$mdir/$l" ] && arms+=("${l%%.so*}") libs+=("$mdir/$l")
+done
+tsv=$out/cicc-malloc-$task.tsv
+: >"$tsv"
+for _ in $(seq "$rounds"); do
+	for i in "${!arms[@]}"; do
+		s=$(date +%s.%N)
+		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-malloc: cicc failed under ${arms[$i]}" >&2
+		m=$(date +%s.%N)
+		cp w.ptx "w-${arms[$i]}.ptx"
+		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$ptx" >/dev/null 2>&1 || echo "cicc-malloc: ptxas failed under ${arms[$i]}" >&2
+		e=$(date +%s.%N)
+		cp w.cubin "w-${arms[$i]}.cubin"
+		awk -v a="${arms[$i]}" -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%s\t%.3f\t%.3f\n", a, m - s, e - m }' >>"$tsv"
+	done
+done
+echo "$task, $rounds rounds on CPUs $cpus; $("$nvcc" --version | tail -n 1)"
+awk -F'\t' '
+function mmm(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return sprintf("%.3f %.3f %.3f", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k]) }
+{ c[$1] = c[$1] " " $2; p[$1] = p[$1] " " $3; if (!seen[$1]++) order[++n] = $1 }
+END { for (i = 1; i <= n; i++) printf "%-18s cicc median/min/max %s   ptxas %s\n", order[i], mmm(c[order[i]]), mmm(p[order[i]]) }' "$tsv"
+for a in "${arms[@]}"; do echo "$a: PTX $(md5sum <"w-$a.ptx" | cut -c1-32), cubin $(md5sum <"w-$a.cubin" | cut -c1-32)"; done
+# Within a round each arm against none; a sign test over rounds.
+awk -F'\t' -v k="${#arms[@]}" '
+function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+function sign_p(b, n,   i, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
+{ r = int((NR - 1) / k); if ($1 == "none") { c0[r] = $2; p0[r] = $3 } else { ca[$1, r] = $2; pa[$1, r] = $3; if (!seen[$1]++) order[++n] = $1 } ; rounds = r + 1 }
+END { for (i = 1; i <= n; i++) { a = order[i]
+	for (t = 1; t <= 2; t++) { s = ""; b = 0
+		for (r = 0; r < rounds; r++) { x = t == 1 ? ca[a, r] / c0[r] : pa[a, r] / p0[r]; s = s " " x; b += x < 1 }
+		printf "%s/none, %s: median ratio %.3f, faster in %d of %d rounds (one-sided sign test p %.3f)\n", a, t == 1 ? "cicc" : "ptxas", med(s), b, rounds, sign_p(b, rounds) } } }' "$tsv"
