@@ -11,16 +11,20 @@
 # ptxas; the MD5 of each arm's last PTX and cubin (the same output or not);
 # and per arm its ratio to none within a round, median over rounds, with
 # the rounds it was faster and a one-sided sign test.  The seconds of every
-# run go to $OUT/cicc-malloc-TASK.tsv (arm, cicc s, ptxas s).
-#   usage: bench/cicc-malloc.sh [-r ROUNDS] [--cpus LIST] [TASK]   (default: 36 rounds, CPUs 4-7, matmul)
+# run go to $OUT/cicc-malloc-TASK.tsv (arm, cicc s, ptxas s).  With
+# --per-cpu, instead: whether cicc's speed is a property of the CPU it runs
+# on — cicc alone, glibc's malloc, on each online CPU in turn, ROUNDS times;
+# printed per CPU its seconds in run order.
+#   usage: bench/cicc-malloc.sh [-r ROUNDS] [--cpus LIST] [--per-cpu] [TASK]   (default: 36 rounds, CPUs 4-7, matmul)
 #   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
 set -uo pipefail
-rounds=36 cpus=4-7
+rounds=36 cpus=4-7 percpu=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=${2:-}; shift ;;
 	--cpus) cpus=${2:-}; shift ;;
+	--per-cpu) percpu=1 ;;
 	-*) echo "cicc-malloc: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -52,6 +56,18 @@ while IFS= read -r l; do
 done <plan
 cicc=$(grep -m 1 -E '/cicc"? ' plan) ptx=$(grep -m 1 -E '^ptxas ' plan)
 if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-malloc: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
+if [ "$percpu" = 1 ]; then
+	for _ in $(seq "$rounds"); do
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			s=$(date +%s.%N)
+			taskset -c "$c" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-malloc: cicc failed on CPU $c" >&2
+			awk -v c="$c" -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%d\t%.3f\n", c, e - s }'
+		done
+	done >"$out/cicc-percpu-$task.tsv"
+	echo "$task: cicc's seconds on each CPU, $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	awk -F'\t' '{ t[$1] = t[$1] " " $2; if ($1 > n) n = $1 } END { for (c = 0; c <= n; c++) print "CPU " c ":" t[c] }' "$out/cicc-percpu-$task.tsv"
+	exit 0
+fi
 arms=(none) libs=("")
 for l in libmimalloc.so.2 libjemalloc.so.2 libtcmalloc_minimal.so.4; do
 	[ -f "$mdir/$l" ] && arms+=("${l%%.so*}") libs+=("$mdir/$l")
