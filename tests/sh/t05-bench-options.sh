@@ -185,18 +185,19 @@ probe_bad "compile-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" n
 expect_eq "compile-probe --help: ends with its env line" \
 	"env: KSCIBIN (default build/gpu/bin), KSCI_CUDA_ARCH; the records under \$OUT/compile-probe (or ./gpu-logs/compile-probe)" \
 	"$(tail -n 1 "$T/help" | sed 's/^ *//')"
-# bench/cicc-malloc.sh: its counts, CPU list and task are checked before
+# bench/cicc-probe.sh: its counts, CPU list and task are checked before
 # nvcc runs (exit 2, named).
 cm_bad() { # expected-stderr args...
 	local want=$1
 	shift
-	OUT=$T/cm "$ROOT/bench/cicc-malloc.sh" "$@" >"$T/out" 2>"$T/err"
-	expect_eq "cicc-malloc $*: exit 2" 2 $?
-	expect_eq "cicc-malloc $*: the message" "$want" "$(cat "$T/err")"
-	expect_eq "cicc-malloc $*: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
+	OUT=$T/cm "$ROOT/bench/cicc-probe.sh" "$@" >"$T/out" 2>"$T/err"
+	expect_eq "cicc-probe $*: exit 2" 2 $?
+	expect_eq "cicc-probe $*: the message" "$want" "$(cat "$T/err")"
+	expect_eq "cicc-probe $*: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
 }
-cm_bad 'cicc-malloc: -r: "0" is not a whole number above 0' -r 0
-cm_bad 'cicc-malloc: --cpus: "all" is not a CPU list' --cpus all
-cm_bad 'cicc-malloc: unknown option: --rounds' --rounds 3
-cm_bad "cicc-malloc: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
+cm_bad 'cicc-probe: -r: "0" is not a whole number above 0' -r 0
+cm_bad 'cicc-probe: --cpus: "all" is not a CPU list' --cpus all
+cm_bad 'cicc-probe: unknown option: --rounds' --rounds 3
+cm_bad 'cicc-probe: --per-cpu or --race, not both' --per-cpu --race
+cm_bad "cicc-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
 done_testing

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/cicc-malloc.sh — whether another allocator speeds up the device
-# half's two long steps, cicc and ptxas, on a task's seed without changing
+# bench/cicc-probe.sh — what moves the device half's two long steps, cicc and
+# ptxas, on a task's seed.  By default: whether another allocator speeds up
+# them, cicc and ptxas, on a task's seed without changing
 # what they make: nvcc (kcompile's flags) builds the seed once with --keep,
 # then its own cicc and ptxas commands (from nvcc --dryrun) are run again
 # ROUNDS times under each allocator in turn — glibc's (none) and each
@@ -15,57 +16,87 @@
 # --per-cpu, instead: whether cicc's speed is a property of the CPU it runs
 # on — cicc alone, glibc's malloc, on each online CPU in turn, ROUNDS times;
 # printed per CPU its seconds in run order.
-#   usage: bench/cicc-malloc.sh [-r ROUNDS] [--cpus LIST] [--per-cpu] [TASK]   (default: 36 rounds, CPUs 4-7, matmul)
+#   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [TASK]   (default: 36 rounds, CPUs 4-7, matmul)
 #   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
 set -uo pipefail
-rounds=36 cpus=4-7 percpu=0
+rounds=36 cpus=4-7 percpu=0 race=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=${2:-}; shift ;;
 	--cpus) cpus=${2:-}; shift ;;
 	--per-cpu) percpu=1 ;;
-	-*) echo "cicc-malloc: unknown option: $1" >&2; exit 2 ;;
+	--race) race=1 ;;
+	-*) echo "cicc-probe: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cicc-malloc: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
-[[ $cpus =~ ^[0-9][0-9,-]*$ ]] || { echo "cicc-malloc: --cpus: \"$cpus\" is not a CPU list" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cicc-probe: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
+[ "$percpu$race" != 11 ] || { echo "cicc-probe: --per-cpu or --race, not both" >&2; exit 2; }
+[[ $cpus =~ ^[0-9][0-9,-]*$ ]] || { echo "cicc-probe: --cpus: \"$cpus\" is not a CPU list" >&2; exit 2; }
 task=${1:-matmul}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tasks=${KSCI_TASKS:-$here/data/tasks}
-[ -f "$tasks/$task/seed.cu" ] || { echo "cicc-malloc: no task $task (no $tasks/$task/seed.cu)" >&2; exit 2; }
+[ -f "$tasks/$task/seed.cu" ] || { echo "cicc-probe: no task $task (no $tasks/$task/seed.cu)" >&2; exit 2; }
 mdir=${MALLOC_DIR:-$here/.carry/malloc}
 [ ! -d "$mdir" ] || mdir=$(cd "$mdir" && pwd) # before the cd below
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 out=${OUT:-$here/gpu-logs}
 mkdir -p "$out"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-cicc-malloc.XXXXXX")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-cicc-probe.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
 cp "$tasks/$task/seed.cu" candidate.cu
 printf '#include <stdint.h>\n#include <cuda_runtime.h>\n#include "candidate.cu"\n' >w.cu
 flags=(-gencode "arch=compute_90a,code=sm_90a" -O3 -std=c++17 -lineinfo -Xptxas -v -Xptxas --split-compile=0
 	-Xcompiler -fPIC -shared -cudart shared)
-"$nvcc" "${flags[@]}" --keep -o w.so w.cu >nvcc.log 2>&1 || { echo "cicc-malloc: nvcc failed on $task's seed:" >&2; cat nvcc.log >&2; exit 1; }
+"$nvcc" "${flags[@]}" --keep -o w.so w.cu >nvcc.log 2>&1 || { echo "cicc-probe: nvcc failed on $task's seed:" >&2; cat nvcc.log >&2; exit 1; }
 "$nvcc" "${flags[@]}" --keep --dryrun -o w.so w.cu 2>&1 | sed -n 's/^#\$ //p' >plan
 # nvcc's own variables for its steps (CICC_PATH, PATH, ...), one a line.
 while IFS= read -r l; do
 	[[ $l =~ ^([A-Za-z_]+)=(.*)$ ]] && export "${BASH_REMATCH[1]}=${BASH_REMATCH[2]}"
 done <plan
 cicc=$(grep -m 1 -E '/cicc"? ' plan) ptx=$(grep -m 1 -E '^ptxas ' plan)
-if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-malloc: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
+if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-probe: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
 if [ "$percpu" = 1 ]; then
 	for _ in $(seq "$rounds"); do
 		for c in $(seq 0 $(($(nproc) - 1))); do
 			s=$(date +%s.%N)
-			taskset -c "$c" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-malloc: cicc failed on CPU $c" >&2
+			taskset -c "$c" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-probe: cicc failed on CPU $c" >&2
 			awk -v c="$c" -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%d\t%.3f\n", c, e - s }'
 		done
 	done >"$out/cicc-percpu-$task.tsv"
 	echo "$task: cicc's seconds on each CPU, $rounds rounds; $("$nvcc" --version | tail -n 1)"
 	awk -F'\t' '{ t[$1] = t[$1] " " $2; if ($1 > n) n = $1 } END { for (c = 0; c <= n; c++) print "CPU " c ":" t[c] }' "$out/cicc-percpu-$task.tsv"
+	exit 0
+fi
+if [ "$race" = 1 ]; then
+	# The racers each in a directory of their own (cicc writes its side
+	# files under fixed names), with nvcc's input and module id.
+	mkdir r1 r2 && cp ./*.cpp1.ii ./*.module_id r1/ && cp ./*.cpp1.ii ./*.module_id r2/
+	for _ in $(seq "$rounds"); do
+		s=$(date +%s.%N)
+		sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-probe: cicc failed" >&2
+		m=$(date +%s.%N)
+		(cd r1 && exec sh -c "exec $cicc" >/dev/null 2>&1) &
+		p1=$!
+		(cd r2 && exec sh -c "exec $cicc" >/dev/null 2>&1) &
+		p2=$!
+		# The first to finish — as long as it finished well.
+		wait -n -p who
+		wrc=$?
+		[ "$wrc" = 0 ] || { echo "cicc-probe: racer $who exited $wrc; waiting for the other" >&2; wait -n; }
+		e=$(date +%s.%N)
+		kill "$p1" "$p2" 2>/dev/null
+		wait 2>/dev/null
+		awk -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%.3f\t%.3f\n", m - s, e - m }'
+	done >"$out/cicc-race-$task.tsv"
+	echo "$task: one cicc, and the first of two racing, $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	for k in 1 2; do
+		printf '%s: cicc median, min, max %s s\n' "$([ $k = 1 ] && echo one || echo "first of two")" \
+			"$(cut -f"$k" "$out/cicc-race-$task.tsv" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f %.3f %.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }')"
+	done
 	exit 0
 fi
 arms=(none) libs=("")
@@ -77,10 +108,10 @@ tsv=$out/cicc-malloc-$task.tsv
 for _ in $(seq "$rounds"); do
 	for i in "${!arms[@]}"; do
 		s=$(date +%s.%N)
-		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-malloc: cicc failed under ${arms[$i]}" >&2
+		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-probe: cicc failed under ${arms[$i]}" >&2
 		m=$(date +%s.%N)
 		cp w.ptx "w-${arms[$i]}.ptx"
-		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$ptx" >/dev/null 2>&1 || echo "cicc-malloc: ptxas failed under ${arms[$i]}" >&2
+		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$ptx" >/dev/null 2>&1 || echo "cicc-probe: ptxas failed under ${arms[$i]}" >&2
 		e=$(date +%s.%N)
 		cp w.cubin "w-${arms[$i]}.cubin"
 		awk -v a="${arms[$i]}" -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%s\t%.3f\t%.3f\n", a, m - s, e - m }' >>"$tsv"
