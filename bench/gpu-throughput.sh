@@ -22,7 +22,8 @@
 # its clock check: the reasons its log gives are counted).  --kb also runs
 # bench/kb/kb_cost.py (KernelBench-style cost).
 # --latency N: the latency of one candidate on a warm judge, alone: one
-# pipeline is kept open (its judges warmed by the seed), N children are sent
+# pipeline is kept open (its judges warmed by the seed, given a comment of
+# its own so that it is compiled and timed: anchors set), N children are sent
 # one at a time, each only after the record before came out, and the wall
 # time from write to record is taken; then the same N again (cached compile,
 # verify and time redone).  Prints median, min and max of each, and who
@@ -155,6 +156,40 @@ time_went() {
 		else empty end] | join(" "))"' "$2"
 }
 
+# warm_record FILE: the latency pass's first record, from FILE's first (the
+# seed's): the seed with a comment of its own, so that it is compiled,
+# verified and timed, and the pipeline's judges are warm as a search's are
+# after its first candidate — device context, references and anchors.  The
+# seed itself, served from the caches, left the anchors to the first child
+# measured (its time stage 1.47 s against 0.53-0.58 for a child timed
+# beside anchors, docs/gpu.md twenty-first and twenty-second sessions).
+warm_record() {
+	head -n 1 "$1" | jq -c '{id: "lat-seed", task, backend, generation: 0, parents: [],
+		source: (.source + "\n// the latency pass'"'"'s first record: compiled and timed, to warm the judges\n"),
+		status: "generated"}'
+}
+
+# lat_record PASS: the latency pass's record for the child on stdin: its id
+# prefixed with lat-PASS-, and its source given a comment of its own, so that
+# the throughput passes after it, which stream the same children, compile
+# each of their 64 anew (with the children's own sources, the first 16 were
+# served from the compile cache the latency pass had filled: twentieth to
+# twenty-second sessions); the cached pass sends the same source again.
+lat_record() {
+	jq -c --arg p "$1" '.id = "lat-\($p)-" + .id | .source += "// the latency pass'"'"'s copy\n"'
+}
+
+# anchors_measured PREFIX FILE: how many records of FILE whose id starts with
+# PREFIX measured an anchor at some size (the rest were timed beside one),
+# and why (docs/record.md, time.sizes[].anchor).
+anchors_measured() {
+	jq -s -r --arg p "$1" '[.[] | select(.id | startswith($p))] | length as $n |
+		[.[] | [.time.sizes // [] | .[] | .anchor | select(. != null and (.cached | not)) | .why] | unique | join(" + ") |
+			select(. != "")] as $m |
+		"  records that measured an anchor: \($m | length) of \($n)\(if ($m | length) > 0 then
+			" (" + ($m | group_by(.) | map("\(.[0]) \(length)") | join(", ")) + ")" else "" end)"' "$2"
+}
+
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
 # again, one at a time through one open pipeline; seconds from write to record.
 latency() {
@@ -166,9 +201,9 @@ latency() {
 	for i in $(seq 0 $((2 * lat))); do
 		pass=$([ "$i" -le "$lat" ] && echo new || echo cached)
 		if [ "$i" = 0 ]; then
-			rec=$(head -n 1 "$out/$1-seed.nd" | jq -c '{id: "lat-seed", task, backend, generation: 0, parents: [], source, status: "generated"}')
+			rec=$(warm_record "$out/$1-seed.nd")
 		else
-			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | jq -c --arg p "$pass" '.id = "lat-\($p)-" + .id')
+			rec=$(sed -n "$(((i - 1) % lat + 1))p" "$tmp/kids.nd" | lat_record "$pass")
 		fi
 		[ "$i" = 0 ] || sleep "$gap"
 		t0=$(date +%s.%N)
@@ -192,6 +227,7 @@ latency() {
 		read -r m lo hi < <(med_min_max <"$tmp/lat-$p")
 		printf '%s latency, one candidate at a time on a warm judge, %s: median %s s, min %s, max %s over %d; %s\n' "$1" "$p" \
 			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)"
+		anchors_measured "lat-$p-" "$lf"
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
 	[ -s "$tmp/cpu1" ] && echo "  CPU use over the pass: $("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1")"

@@ -200,4 +200,42 @@ cm_bad 'cicc-probe: --cpus: "all" is not a CPU list' --cpus all
 cm_bad 'cicc-probe: unknown option: --rounds' --rounds 3
 cm_bad 'cicc-probe: --per-cpu or --race, not both' --per-cpu --race
 cm_bad "cicc-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
+# latency-pass-warms-anchors: gpu-throughput's latency pass starts with the
+# seed to warm its judges, but the seed itself was served from the time
+# cache, so the first child measured the anchors (its time stage 1.47 s
+# against 0.53-0.58, twenty-first session) inside the figures of a "warm
+# judge".  Its first record is now the seed with a comment of its own; and
+# the pass says how many of its records measured an anchor.
+# shellcheck disable=SC1090 # the functions, from the bench script itself
+. <(sed -n '/^warm_record()/,/^}/p; /^anchors_measured()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
+jq -cn '{id: "matmul-seed", task: "matmul", backend: "cuda", source: "__global__ void k() {}\n", status: "timed", time: {}}' >"$T/seed.nd"
+warm_record "$T/seed.nd" >"$T/warm.nd"
+expect_eq "latency-pass-warms-anchors: the first record, generated, its own id" "lat-seed generated matmul cuda" \
+	"$(jq -r '"\(.id) \(.status) \(.task) \(.backend)"' "$T/warm.nd")"
+expect_eq "latency-pass-warms-anchors: the seed's source and more (a source of its own)" "true true" \
+	"$(jq -r --slurpfile s "$T/seed.nd" '"\(.source | startswith($s[0].source)) \(.source != $s[0].source)"' "$T/warm.nd")"
+{
+	jq -cn '{id: "lat-new-a", time: {sizes: [{anchor: {cached: false, why: "used"}}, {anchor: {cached: true, uses: 1}}]}}'
+	jq -cn '{id: "lat-new-b", time: {sizes: [{anchor: {cached: true, uses: 2}}, {anchor: {cached: true, uses: 2}}]}}'
+	jq -cn '{id: "lat-new-c", time: {sizes: [{anchor: {cached: false, why: "none yet"}}, {anchor: {cached: false, why: "none yet"}}]}}'
+	jq -cn '{id: "lat-new-d", status: "compile_error"}'
+	jq -cn '{id: "lat-cached-a", time: {sizes: [{anchor: {cached: false, why: "old"}}]}}'
+} >"$T/lat.nd"
+expect_eq "latency-pass-warms-anchors: records that measured an anchor, and why" \
+	"  records that measured an anchor: 2 of 4 (none yet 1, used 1)" "$(anchors_measured lat-new- "$T/lat.nd")"
+expect_eq "latency-pass-warms-anchors: none measured" \
+	"  records that measured an anchor: 0 of 1" "$(anchors_measured lat-new-b "$T/lat.nd")"
+# latency-children-compiled-again: the latency pass ran before the
+# throughput passes with the same children's sources, so 16 of the "new"
+# pass's 64 were compile-cache hits.  Its records now carry a source of their
+# own — the same for its new and its cached pass.
+# shellcheck disable=SC1090 # the function, from the bench script itself
+. <(sed -n '/^lat_record()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
+kid='{"id":"tput-3","task":"matmul","backend":"cuda","source":"k()\n// throughput child tput-3 of matmul\n","status":"generated"}'
+expect_eq "latency-children-compiled-again: the id, by pass" "lat-new-tput-3 lat-cached-tput-3" \
+	"$(printf '%s\n' "$kid" | lat_record new | jq -r .id) $(printf '%s\n' "$kid" | lat_record cached | jq -r .id)"
+expect_eq "latency-children-compiled-again: a source not the throughput child's" false \
+	"$(printf '%s\n' "$kid" | lat_record new | jq --argjson k "$kid" '.source == $k.source')"
+expect_eq "latency-children-compiled-again: the same source in both latency passes" true \
+	"$(jq -n --argjson a "$(printf '%s\n' "$kid" | lat_record new)" --argjson b "$(printf '%s\n' "$kid" | lat_record cached)" '$a.source == $b.source')"
 done_testing
