@@ -26,8 +26,9 @@
 # its own so that it is compiled and timed: anchors set), N children are sent
 # one at a time, each only after the record before came out, and the wall
 # time from write to record is taken; then the same N again (cached compile,
-# verify and time redone).  Prints median, min and max of each, and who
-# used the CPUs over the pass (bench/cpu-use.sh).  --gap SEC:
+# verify and time redone).  Prints median, min and max of each, how many
+# records measured an anchor, and who used the CPUs over the pass
+# (bench/cpu-use.sh).  --gap SEC:
 # wait SEC after each record before the next is sent (default 0: at once),
 # so that each finds the judges idle, their spares made.
 # --cpu-latency US: hold the CPUs' wake-up latency at US microseconds for the
