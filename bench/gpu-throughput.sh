@@ -198,7 +198,8 @@ latency() {
 	coproc LAT { kcompile | kverify $fresh | ktime $fresh ${budget:+--budget "$budget"} "${kopts[@]}"; } 2>"$out/$1-latency.err"
 	local lat_job=$LAT_PID # unset by bash once the coprocess ends
 	: >"$lf"
-	: >"$tmp/lat.tsv"
+	local lt=$out/$1-latency.tsv # pass, seconds from write to record, status: kept
+	: >"$lt"
 	for i in $(seq 0 $((2 * lat))); do
 		pass=$([ "$i" -le "$lat" ] && echo new || echo cached)
 		if [ "$i" = 0 ]; then
@@ -217,17 +218,17 @@ latency() {
 		[ "$i" = 0 ] && "$here/bench/cpu-use.sh" snap "$tmp/cpu0"
 		[ "$i" = $((2 * lat)) ] && "$here/bench/cpu-use.sh" snap "$tmp/cpu1"
 		[ "$i" = 0 ] || printf '%s\t%s\t%s\n' "$pass" \
-			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(printf '%s' "$line" | jq -r .status)" >>"$tmp/lat.tsv"
+			"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" "$(printf '%s' "$line" | jq -r .status)" >>"$lt"
 	done
 	local fd=${LAT[1]}
 	exec {fd}>&-
 	wait "$lat_job" 2>/dev/null
 	for p in new cached; do
-		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$tmp/lat.tsv" >"$tmp/lat-$p"
+		awk -F'\t' -v p="$p" '$1 == p { print $2 }' "$lt" >"$tmp/lat-$p"
 		[ -s "$tmp/lat-$p" ] || continue
 		read -r m lo hi < <(med_min_max <"$tmp/lat-$p")
 		printf '%s latency, one candidate at a time on a warm judge, %s: median %s s, min %s, max %s over %d; %s\n' "$1" "$p" \
-			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$tmp/lat.tsv" | sort | uniq -c | xargs)"
+			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$lt" | sort | uniq -c | xargs)"
 		anchors_measured "lat-$p-" "$lf"
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
