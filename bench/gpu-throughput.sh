@@ -173,9 +173,10 @@ warm_record() {
 # lat_record PASS: the latency pass's record for the child on stdin: its id
 # prefixed with lat-PASS-, and its source given a comment of its own, so that
 # the throughput passes after it, which stream the same children, compile
-# each of their 64 anew (with the children's own sources, the first 16 were
-# served from the compile cache the latency pass had filled: twentieth to
-# twenty-second sessions); the cached pass sends the same source again.
+# each of them anew (with the children's own sources, the first N of them
+# were served from the compile cache the latency pass had filled, in every
+# run with --latency from 611db09 to the twenty-second session); the cached
+# pass sends the same source again.
 lat_record() {
 	jq -c --arg p "$1" '.id = "lat-\($p)-" + .id | .source += "// the latency pass'"'"'s copy\n"'
 }
