@@ -19,7 +19,7 @@
 #   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [TASK]   (default: 36 rounds, every online CPU, matmul; the runs in docs/gpu.md passed --cpus 4-7)
 #   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
 set -uo pipefail
-rounds=36 cpus=0-$(($(nproc) - 1)) percpu=0 race=0
+rounds=36 cpus=0-$(($(nproc) - 1)) percpu=0 race=0 prefix=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
@@ -27,13 +27,14 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=${2:-}; shift ;;
 	--per-cpu) percpu=1 ;;
 	--race) race=1 ;;
+	--prefix) prefix=1 ;;
 	-*) echo "cicc-probe: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cicc-probe: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
-[ "$percpu$race" != 11 ] || { echo "cicc-probe: --per-cpu or --race, not both" >&2; exit 2; }
+[ $((percpu + race + prefix)) -le 1 ] || { echo "cicc-probe: one of --per-cpu, --race and --prefix" >&2; exit 2; }
 [[ $cpus =~ ^[0-9][0-9,-]*$ ]] || { echo "cicc-probe: --cpus: \"$cpus\" is not a CPU list" >&2; exit 2; }
 task=${1:-matmul}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,6 +60,42 @@ while IFS= read -r l; do
 done <plan
 cicc=$(grep -m 1 -E '/cicc"? ' plan) ptx=$(grep -m 1 -E '^ptxas ' plan)
 if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-probe: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
+if [ "$prefix" = 1 ]; then
+	d1=$(grep -m 1 -E '"w\.cu" -o "w\.cpp1\.ii"' plan)
+	[ -n "$d1" ] || { echo "cicc-probe: nvcc --dryrun named no device preprocessing of w.cu" >&2; exit 1; }
+	med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+	echo "device preprocessing, nvcc's own against the headers' part once and the rest with -imacros; $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	for src in "$tasks"/*/seed.cu; do
+		name=$(basename "$(dirname "$src")")
+		cp "$src" candidate.cu
+		# The wrapper as kcompile's for a task with half types where the source names them.
+		{ printf '#include <stdint.h>\n#include <cuda_runtime.h>\n'
+		  grep -qE 'half|bfloat16|bf16' candidate.cu && printf '#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n'
+		  printf '#include "candidate.cu"\n'; } >w.cu
+		n=$(grep -c . w.cu)
+		mkdir -p pre && head -n $((n - 1)) w.cu >pre/w.cu
+		printf '#line %d "w.cu"\n#include "candidate.cu"\n' "$n" >rest.cu
+		(cd pre && sh -c "${d1/-o \"w.cpp1.ii\"/-o \"p.ii\"}" && sh -c "${d1/-o \"w.cpp1.ii\"/-dM -o \"m.h\"}") >/dev/null 2>&1 ||
+			{ echo "$name: the headers' part did not preprocess"; continue; }
+		for _ in $(seq "$rounds"); do
+			s=$(date +%s.%N)
+			sh -c "$d1" >/dev/null 2>&1
+			m=$(date +%s.%N)
+			sh -c "${d1/\"w.cu\" -o \"w.cpp1.ii\"/-imacros pre/m.h \"rest.cu\" -o \"rest.ii\"}" >/dev/null 2>&1
+			e=$(date +%s.%N)
+			awk -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%.3f\t%.3f\n", m - s, e - m }'
+		done >times.tsv
+		{ cat pre/p.ii; sed -n "/^# $n \"w.cu\"\$/,\$p" rest.ii; } >fast.ii
+		cp w.cpp1.ii full.ii
+		for v in full fast; do
+			cp "$v.ii" w.cpp1.ii
+			sh -c "$cicc" >/dev/null 2>&1 && mv w.ptx "$v.ptx" || echo "cicc failed" >"$v.ptx"
+		done
+		printf '%-20s nvcc %s s, rest %s s; PTX %s\n' "$name" "$(cut -f1 times.tsv | med)" "$(cut -f2 times.tsv | med)" \
+			"$(if grep -q "cicc failed" full.ptx; then echo "- (cicc failed on nvcc's own)"; elif cmp -s full.ptx fast.ptx; then echo same; else echo DIFFERS; fi)"
+	done
+	exit 0
+fi
 if [ "$percpu" = 1 ]; then
 	for _ in $(seq "$rounds"); do
 		for c in $(seq 0 $(($(nproc) - 1))); do

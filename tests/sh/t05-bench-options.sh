@@ -198,7 +198,8 @@ cm_bad() { # expected-stderr args...
 cm_bad 'cicc-probe: -r: "0" is not a whole number above 0' -r 0
 cm_bad 'cicc-probe: --cpus: "all" is not a CPU list' --cpus all
 cm_bad 'cicc-probe: unknown option: --rounds' --rounds 3
-cm_bad 'cicc-probe: --per-cpu or --race, not both' --per-cpu --race
+cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --per-cpu --race
+cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --race --prefix
 cm_bad "cicc-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
 # latency-pass-warms-anchors: gpu-throughput's latency pass starts with the
 # seed to warm its judges, but the seed itself was served from the time
