@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/cicc-probe.sh — what moves the device half's two long steps, cicc and
-# ptxas, on a task's seed.  By default: whether another allocator speeds up
-# them, cicc and ptxas, on a task's seed without changing
-# what they make: nvcc (kcompile's flags) builds the seed once with --keep,
+# bench/cicc-probe.sh — what moves the device half of a compile: cicc and
+# ptxas, its two long steps, and the preprocessing before them.  By default:
+# whether another allocator speeds up cicc and ptxas on a task's seed
+# without changing what they make: nvcc (kcompile's flags) builds the seed once with --keep,
 # then its own cicc and ptxas commands (from nvcc --dryrun) are run again
 # ROUNDS times under each allocator in turn — glibc's (none) and each
 # library in MALLOC_DIR given by LD_PRELOAD: Debian's libmimalloc2.0
@@ -15,8 +15,19 @@
 # run go to $OUT/cicc-malloc-TASK.tsv (arm, cicc s, ptxas s).  With
 # --per-cpu, instead: whether cicc's speed is a property of the CPU it runs
 # on — cicc alone, glibc's malloc, on each online CPU in turn, ROUNDS times;
-# printed per CPU its seconds in run order.
-#   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [TASK]   (default: 36 rounds, every online CPU, matmul; the runs in docs/gpu.md passed --cpus 4-7)
+# printed per CPU its seconds in run order.  With --race, instead: one cicc
+# against the first to finish of two started at once (the other killed),
+# alternating, ROUNDS times; printed: the median, min and max of each.  With
+# --prefix, instead, for each FILE given, else every task's seed: whether
+# the device half's preprocessing could be cut to the candidate's own part —
+# the wrapper's header lines preprocessed once (text P and their macros M,
+# `-dM`), then per candidate only the rest, with `-imacros M`, P and that
+# joined — with cicc's PTX from it the same as from nvcc's own
+# preprocessing; printed per source: both preprocessings' median seconds
+# over ROUNDS and whether the PTX is the same.
+#   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [TASK]
+#          bench/cicc-probe.sh [-r ROUNDS] --prefix [FILE.cu ...]
+#   (default: 36 rounds, every online CPU, matmul; the runs in docs/gpu.md passed --cpus 4-7)
 #   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
 set -uo pipefail
 rounds=36 cpus=0-$(($(nproc) - 1)) percpu=0 race=0 prefix=0
@@ -36,7 +47,15 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "cicc-probe: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
 [ $((percpu + race + prefix)) -le 1 ] || { echo "cicc-probe: one of --per-cpu, --race and --prefix" >&2; exit 2; }
 [[ $cpus =~ ^[0-9][0-9,-]*$ ]] || { echo "cicc-probe: --cpus: \"$cpus\" is not a CPU list" >&2; exit 2; }
-task=${1:-matmul}
+task=matmul srcs=()
+if [ "$prefix" = 1 ]; then
+	for f in "$@"; do
+		[ -f "$f" ] || { echo "cicc-probe: --prefix: no file $f" >&2; exit 2; }
+		srcs+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")") # before the cd below
+	done
+else
+	task=${1:-matmul}
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tasks=${KSCI_TASKS:-$here/data/tasks}
 [ -f "$tasks/$task/seed.cu" ] || { echo "cicc-probe: no task $task (no $tasks/$task/seed.cu)" >&2; exit 2; }
@@ -65,8 +84,9 @@ if [ "$prefix" = 1 ]; then
 	[ -n "$d1" ] || { echo "cicc-probe: nvcc --dryrun named no device preprocessing of w.cu" >&2; exit 1; }
 	med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 	echo "device preprocessing, nvcc's own against the headers' part once and the rest with -imacros; $rounds rounds; $("$nvcc" --version | tail -n 1)"
-	for src in "$tasks"/*/seed.cu; do
-		name=$(basename "$(dirname "$src")")
+	[ ${#srcs[@]} -gt 0 ] || srcs=("$tasks"/*/seed.cu)
+	for src in "${srcs[@]}"; do
+		name=$(basename "$(dirname "$src")")/$(basename "$src")
 		cp "$src" candidate.cu
 		# The wrapper as kcompile's for a task with half types where the source names them.
 		{ printf '#include <stdint.h>\n#include <cuda_runtime.h>\n'
