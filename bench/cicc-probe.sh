@@ -57,6 +57,8 @@ else
 	task=${1:-matmul}
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/bench/lib.sh" # med_min_max, AWK_MED
 tasks=${KSCI_TASKS:-$here/data/tasks}
 [ -f "$tasks/$task/seed.cu" ] || { echo "cicc-probe: no task $task (no $tasks/$task/seed.cu)" >&2; exit 2; }
 mdir=${MALLOC_DIR:-$here/.carry/malloc}
@@ -79,11 +81,11 @@ while IFS= read -r l; do
 done <plan
 cicc=$(grep -m 1 -E '/cicc"? ' plan) ptx=$(grep -m 1 -E '^ptxas ' plan)
 if [ -z "$cicc" ] || [ -z "$ptx" ]; then echo "cicc-probe: nvcc --dryrun named no cicc or ptxas step" >&2; exit 1; fi
+nvv=$("$nvcc" --version | tail -n 1)
 if [ "$prefix" = 1 ]; then
 	d1=$(grep -m 1 -E '"w\.cu" -o "w\.cpp1\.ii"' plan)
 	[ -n "$d1" ] || { echo "cicc-probe: nvcc --dryrun named no device preprocessing of w.cu" >&2; exit 1; }
-	med() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-	echo "device preprocessing, nvcc's own against the headers' part once and the rest with -imacros; $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	echo "device preprocessing, nvcc's own against the headers' part once and the rest with -imacros; $rounds rounds; $nvv"
 	[ ${#srcs[@]} -gt 0 ] || srcs=("$tasks"/*/seed.cu)
 	for src in "${srcs[@]}"; do
 		name=$(basename "$(dirname "$src")")/$(basename "$src")
@@ -111,7 +113,8 @@ if [ "$prefix" = 1 ]; then
 			cp "$v.ii" w.cpp1.ii
 			sh -c "$cicc" >/dev/null 2>&1 && mv w.ptx "$v.ptx" || echo "cicc failed" >"$v.ptx"
 		done
-		printf '%-20s nvcc %s s, rest %s s; PTX %s\n' "$name" "$(cut -f1 times.tsv | med)" "$(cut -f2 times.tsv | med)" \
+		printf '%-20s nvcc %s s, rest %s s; PTX %s\n' "$name" "$(cut -f1 times.tsv | med_min_max 3 | cut -d' ' -f1)" \
+			"$(cut -f2 times.tsv | med_min_max 3 | cut -d' ' -f1)" \
 			"$(if grep -q "cicc failed" full.ptx; then echo "- (cicc failed on nvcc's own)"; elif cmp -s full.ptx fast.ptx; then echo same; else echo DIFFERS; fi)"
 	done
 	exit 0
@@ -124,7 +127,7 @@ if [ "$percpu" = 1 ]; then
 			awk -v c="$c" -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%d\t%.3f\n", c, e - s }'
 		done
 	done >"$out/cicc-percpu-$task.tsv"
-	echo "$task: cicc's seconds on each CPU, $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	echo "$task: cicc's seconds on each CPU, $rounds rounds; $nvv"
 	awk -F'\t' '{ t[$1] = t[$1] " " $2; if ($1 > n) n = $1 } END { for (c = 0; c <= n; c++) print "CPU " c ":" t[c] }' "$out/cicc-percpu-$task.tsv"
 	exit 0
 fi
@@ -149,10 +152,10 @@ if [ "$race" = 1 ]; then
 		wait 2>/dev/null
 		awk -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%.3f\t%.3f\n", m - s, e - m }'
 	done >"$out/cicc-race-$task.tsv"
-	echo "$task: one cicc, and the first of two racing, $rounds rounds; $("$nvcc" --version | tail -n 1)"
+	echo "$task: one cicc, and the first of two racing, $rounds rounds; $nvv"
 	for k in 1 2; do
 		printf '%s: cicc median, min, max %s s\n' "$([ $k = 1 ] && echo one || echo "first of two")" \
-			"$(cut -f"$k" "$out/cicc-race-$task.tsv" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f %.3f %.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }')"
+			"$(cut -f"$k" "$out/cicc-race-$task.tsv" | med_min_max 3)"
 	done
 	exit 0
 fi
@@ -174,17 +177,16 @@ for _ in $(seq "$rounds"); do
 		awk -v a="${arms[$i]}" -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%s\t%.3f\t%.3f\n", a, m - s, e - m }' >>"$tsv"
 	done
 done
-echo "$task, $rounds rounds on CPUs $cpus; $("$nvcc" --version | tail -n 1)"
-awk -F'\t' '
-function mmm(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return sprintf("%.3f %.3f %.3f", k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2, a[1], a[k]) }
+echo "$task, $rounds rounds on CPUs $cpus; $nvv"
+awk -F'\t' "$AWK_MED"'
+function mmm(s,   a, k, i, lo, hi) { k = split(s, a, " "); lo = hi = a[1]
+	for (i = 2; i <= k; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
+	return sprintf("%.3f %.3f %.3f", med(s), lo, hi) }
 { c[$1] = c[$1] " " $2; p[$1] = p[$1] " " $3; if (!seen[$1]++) order[++n] = $1 }
 END { for (i = 1; i <= n; i++) printf "%-18s cicc median/min/max %s   ptxas %s\n", order[i], mmm(c[order[i]]), mmm(p[order[i]]) }' "$tsv"
 for a in "${arms[@]}"; do echo "$a: PTX $(md5sum <"w-$a.ptx" | cut -c1-32), cubin $(md5sum <"w-$a.cubin" | cut -c1-32)"; done
 # Within a round each arm against none; a sign test over rounds.
-awk -F'\t' -v k="${#arms[@]}" '
-function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+awk -F'\t' -v k="${#arms[@]}" "$AWK_MED"'
 function sign_p(b, n,   i, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
 { r = int((NR - 1) / k); if ($1 == "none") { c0[r] = $2; p0[r] = $3 } else { ca[$1, r] = $2; pa[$1, r] = $3; if (!seen[$1]++) order[++n] = $1 } ; rounds = r + 1 }
 END { for (i = 1; i <= n; i++) { a = order[i]

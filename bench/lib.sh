@@ -26,10 +26,12 @@ rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 # since T0: seconds since T0 (date +%s.%N), one decimal.
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# med_min_max: the median, min and max of the numbers on stdin (one a line,
-# blank lines skipped), two decimals, on one line; "- - -" where there are none.
-med_min_max() { sort -n | awk 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
-	printf "%.2f %.2f %.2f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
+# med_min_max [DECIMALS]: the median, min and max of the numbers on stdin
+# (one a line, blank lines skipped), DECIMALS places (default 2), on one
+# line; "- - -" where there are none.
+# shellcheck disable=SC2120 # DECIMALS is optional
+med_min_max() { sort -n | awk -v d="${1:-2}" 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
+	f = "%." d "f"; printf f " " f " " f "\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
 
 # AWK_MED: an awk function for an awk program's start (awk "$AWK_MED"'...'):
 # med(s), the median of the numbers in the string s, separated by spaces —

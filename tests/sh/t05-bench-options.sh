@@ -131,6 +131,7 @@ expect_eq "cpu-use with an unknown word: exit 2, usage on stderr" "2 yes" "$? $(
 expect_eq "med_min_max: odd count" "2.00 0.50 9.00" "$(printf '9\n0.5\n2\n' | med_min_max)"
 expect_eq "med_min_max: even count, blank lines skipped" "2.37 1.96 4.50" "$(printf '2.531\n\n4.5\n1.962\n2.2\n' | med_min_max)"
 expect_eq "med_min_max: none" "- - -" "$(printf '' | med_min_max)"
+expect_eq "med_min_max 3: three places (cicc-probe's figures)" "2.367 1.962 4.500" "$(printf '2.531\n4.5\n1.962\n2.203\n' | med_min_max 3)"
 # bench/compile-probe.sh: the same sources each call, each compiled alone;
 # nvcc's seconds from the records, a compile that fails makes exit 1 and is
 # counted.  Fake kgen and kcompile (KSCIBIN): kgen writes N children, kcompile
