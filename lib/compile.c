@@ -38,6 +38,7 @@
 #include "cache.h"
 #include "file.h"
 #include "dev.h"
+#include "nvcc_prefix.h"
 #include "nvcc_steps.h"
 #include "proc.h"
 #include "rec.h"
@@ -435,12 +436,34 @@ static void tmp_sweep(const char *root, const char *host, double min_age)
 		closedir(d);
 }
 
+/* How many of the wrapper's first lines are its header part (its opening
+ * comment and its #include <...> lines: task_write_wrapper). */
+static int header_lines(const char *w)
+{
+	int n = 0;
+	for (const char *l = w; *l; n++) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		int comment = n == 0 && len >= 4 && strncmp(l, "/*", 2) == 0 && strncmp(l + len - 2, "*/", 2) == 0 &&
+			      !memchr(l + 2, '*', len - 4);
+		if (!comment && strncmp(l, "#include <", 10) != 0)
+			break;
+		if (!nl)
+			return n + 1;
+		l = nl + 1;
+	}
+	return n;
+}
+
 /* nvcc's steps for this build as a script that runs the host and the
  * device halves at once (lib/nvcc_steps.h): nvcc --dryrun in the build
  * directory, in the jail the build runs in; its plan into
- * tmp/ksci-steps.sh.  0 done; -1 (why says it) where nvcc is to run them
- * itself.  $KSCI_NVCC_STEPS=serial: always nvcc itself. */
-static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, char *why)
+ * tmp/ksci-steps.sh, the rest of it (the prefix's making script, the
+ * device preprocessing command) into *plan.  0 done; -1 (why says it)
+ * where nvcc is to run them itself.  $KSCI_NVCC_STEPS=serial: always nvcc
+ * itself; $KSCI_NVCC_PREFIX=off: no prefix. */
+static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, const char *wtext,
+		     struct nvcc_steps *plan, char *why)
 {
 	const char *mode = getenv("KSCI_NVCC_STEPS");
 	if (mode && strcmp(mode, "serial") == 0)
@@ -469,7 +492,7 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 	sbx_argv_free(jail);
 	if (rc < 0)
 		return errf(why, "nvcc --dryrun: %s", e);
-	char *script = NULL;
+	rc = -1;
 	if (!r.exited || r.code != 0) {
 		char d[128];
 		proc_describe(&r, d, sizeof d);
@@ -478,15 +501,115 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 		/* The id both front ends name internal-linkage symbols with
 		 * (nvcc's own is a hash too): the key's first 8 digits. */
 		snprintf(modid, sizeof modid, "_%.8s_15_ksci_wrapper_cu", key);
-		script = nvcc_steps_script(r.out, modid, why);
+		const char *off = getenv("KSCI_NVCC_PREFIX");
+		struct nvcc_steps_pre pre = {wrapper_name("cuda"), src_name("cuda"), header_lines(wtext)};
+		int no_pre = off && strcmp(off, "off") == 0;
+		rc = nvcc_steps_plan(r.out, modid, no_pre ? NULL : &pre, plan, why);
+		if (rc == 0 && no_pre)
+			snprintf(plan->pre_why, sizeof plan->pre_why, "KSCI_NVCC_PREFIX=off");
 	}
 	proc_result_free(&r);
-	if (!script)
+	if (rc < 0)
 		return -1;
 	snprintf(p, sizeof p, "%s/ksci-steps.sh", tmp);
-	rc = file_write_atomic(p, script, strlen(script), e);
-	free(script);
-	return rc < 0 ? errf(why, "%s", e) : 0;
+	rc = file_write_atomic(p, plan->script, strlen(plan->script), e);
+	if (rc < 0) {
+		nvcc_steps_free(plan);
+		return errf(why, "%s", e);
+	}
+	return 0;
+}
+
+/* Why the candidate's text may do what the prefix cannot stand for, or
+ * NULL: #import a header of the prefix (gcc reads a file #imported only
+ * once, and nvcc's own run had seen the prefix's headers where the
+ * candidate's part alone has not) — in any spelling: the word after line
+ * splices are undone, or a universal character name, which could spell
+ * it.  A kernel rarely has either; nvcc's way is kept for those that do. */
+static const char *prefix_refused_by(const char *src)
+{
+	size_t n = strlen(src);
+	char *t = malloc(n + 1), *w = t;
+	if (!t)
+		return "out of memory";
+	for (const char *p = src; *p; p++) {
+		if (p[0] == '\\' && (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n'))) {
+			p += p[1] == '\r' ? 2 : 1;
+			continue;
+		}
+		*w++ = *p;
+	}
+	*w = '\0';
+	const char *why = strstr(t, "import") ? "the candidate names import (#import reads a file once only)"
+			  : strstr(t, "\\u") || strstr(t, "\\U") ? "the candidate has a universal character name"
+								 : NULL;
+	free(t);
+	return why;
+}
+
+/* The device half's prefix for this build (lib/nvcc_steps.h) put into its
+ * keep directory: from the cache (lib/nvcc_prefix.h), else made now, in
+ * the jail, and stored.  "cached", "made" (why: why not from the cache),
+ * or NULL with why (the build preprocesses as nvcc does).  Its key: this host, the compiler, nvcc's
+ * device preprocessing command and the wrapper's header lines. */
+static const char *prefix_for(const struct compile_opts *o, const char *tmp, const char *ident, const char *wtext,
+			      const char *source, const struct nvcc_steps *plan, char *why)
+{
+	if (!plan->mkpre)
+		return errf(why, "%s", plan->pre_why), NULL;
+	const char *no = prefix_refused_by(source);
+	if (no)
+		return errf(why, "%s", no), NULL;
+	char root[PATH_MAX - 128], host[65], key[65], p[PATH_MAX], e[ERRBUF];
+	if (cache_dir("nvcc-prefix", root, sizeof root, e) < 0)
+		return errf(why, "%s", e), NULL;
+	host_tag(host, sizeof host);
+	int lines = header_lines(wtext);
+	const char *end = wtext;
+	for (int k = 0; k < lines; k++)
+		end = strchr(end, '\n') + 1; /* header_lines counted whole lines */
+	struct sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, "ksci-nvcc-prefix-v1", 20);
+	sha256_update(&h, host, strlen(host) + 1);
+	sha256_update(&h, ident, strlen(ident) + 1);
+	sha256_update(&h, plan->dev_pp, strlen(plan->dev_pp) + 1);
+	sha256_update(&h, wtext, (size_t)(end - wtext));
+	sha256_hex(&h, key, 64);
+	char miss[ERRBUF];
+	if (nvcc_prefix_fetch(root, key, tmp, miss) == 1)
+		return "cached";
+	snprintf(p, sizeof p, "%s/ksci-mkpre.sh", tmp);
+	if (file_write_atomic(p, plan->mkpre, strlen(plan->mkpre), e) < 0)
+		return errf(why, "%s", e), NULL;
+	char *sh[] = {"/bin/sh", "ksci-mkpre.sh", NULL};
+	struct sbx_bind bind = {tmp, 1};
+	char **jail = sbx_argv(o->sbx, sh, &bind, 1, 0, NULL, tmp);
+	if (!jail)
+		return errf(why, "out of memory"), NULL;
+	struct timespec t0;
+	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
+	struct proc_limits lim = {.nice = 10, .wall_s = 60, .fsize_mb = COMPILE_OUT_MB, .mem_mb = COMPILE_MEM_MB,
+				  .merge_stderr = 1, .capture = 1 << 16};
+	struct proc_result r;
+	int rc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
+	sbx_argv_free(jail);
+	unlink(p);
+	if (rc < 0)
+		return errf(why, "the prefix: %s", e), NULL;
+	int ok = r.exited && r.code == 0;
+	if (!ok) {
+		char d[128];
+		proc_describe(&r, d, sizeof d);
+		errf(why, "the prefix was not made (%s): %s", d, r.out_len ? first_line(r.out) : "no output");
+	}
+	proc_result_free(&r);
+	if (!ok)
+		return NULL;
+	if (nvcc_prefix_store(root, key, tmp, &t0, e) < 0)
+		return errf(why, "the prefix was made, not stored: %s", e), NULL;
+	snprintf(why, ERRBUF, "%s", miss);
+	return "made";
 }
 
 int compile_source(const struct task *t, const char *backend, const char *role, const char *source,
@@ -580,8 +703,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	 * what it may take is bounded: COMPILE_MEM_MB of address space (an
 	 * #include of /dev/zero), COMPILE_OUT_MB per file written (a 300 MB
 	 * initialised array never reaches the cache). */
-	char steps_why[ERRBUF] = "";
-	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, steps_why) == 0;
+	char steps_why[ERRBUF] = "", prefix_why[ERRBUF] = "";
+	struct nvcc_steps plan = {0};
+	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, wtext, &plan, steps_why) == 0;
+	const char *prefix = steps ? prefix_for(o, tmp, ident, wtext, source, &plan, prefix_why) : NULL;
+	nvcc_steps_free(&plan);
 	char *sh[] = {"/bin/sh", "ksci-steps.sh", NULL};
 	struct sbx_bind bind = {tmp, 1};
 	char **jail = sbx_argv(o->sbx, steps ? sh : argv, &bind, 1, 0, NULL, tmp);
@@ -597,6 +723,16 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	struct proc_result r;
 	int prc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
 	sbx_argv_free(jail);
+	/* Whether the build used the prefix: it says why where it did not. */
+	if (prefix) {
+		char *w = NULL;
+		snprintf(p, sizeof p, "%s/%s/%s", tmp, NVCC_STEPS_DIR, NVCC_PREFIX_WHY);
+		if (access(p, F_OK) == 0 && file_read(p, &w, NULL, prefix_why) == 0) {
+			snprintf(prefix_why, sizeof prefix_why, "%s", first_line(w));
+			prefix = NULL;
+		}
+		free(w);
+	}
 	/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
 	 * 100 KB out.so) never go into the cache; ksci-steps.sh, the recipe,
 	 * does.  (None where nvcc_plan made no directory.) */
@@ -656,6 +792,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 		json_object_set_new(st, "steps", json_string(steps ? "parallel" : "nvcc"));
 		if (!steps)
 			json_object_set_new(st, "steps_why", json_string(steps_why));
+		else {
+			json_object_set_new(st, "steps_prefix", json_string(prefix ? prefix : "nvcc"));
+			if (prefix_why[0])
+				json_object_set_new(st, "steps_prefix_why", json_string(prefix_why));
+		}
 	}
 	if (why[0])
 		json_object_set_new(st, "message", json_string(why));

@@ -24,6 +24,20 @@
  * joined object.  Every command is nvcc's own text, run by sh as nvcc's
  * listing writes it; what this file adds is only file names it took from
  * the listing and checked to be plain (letters, digits, "._+-/").
+ *
+ * With a prefix (nvcc_steps.h), D1 runs as ksci_pp: the candidate's part
+ * (the wrapper from its line K on, under a `#line K` in a directory of its
+ * own, D/r, beside a link to the candidate: the same file names as nvcc's
+ * run, __BASE_FILE__ too) by D1's command with -imacros of the prefix's
+ * macros; an awk checks its text (below) and joins it to the prefix's.
+ * mkpre runs D1's command four ways on the header part in D/p: its text
+ * (with a line of __COUNTER__ after it, which must be 0), its macros with
+ * where each was defined (-dD), the macros of an empty file without D1's
+ * -include (the predefined ones: those the headers undefined are
+ * undefined again, those left as they were are not defined again) and,
+ * where the headers' files have a `#pragma GCC poison`, which of those
+ * identifiers are poisoned at the end.  gcc -E keeps none of those
+ * pragmas in its text, so they are found in the files and tried.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +47,62 @@
 #include "strbuf.h"
 
 #define MAXCMD 32
+
+const char *const nvcc_prefix_ext[] = {"ii", "h", "sys", "files", "log", NULL};
+
+/* The candidate's part checked and cut (stdin: D/ksci-pre.files, then the
+ * part's text): from the marker of the wrapper's line k on, no text from a
+ * header of the prefix (the full run would have had the header's guard
+ * defined, or its #pragma once seen, and no text), no file entered by a
+ * relative name but the candidate (looked up beside D/r's files, not the
+ * build directory's).  Why not, on stderr. */
+static const char rest_awk[] =
+	"FNR == NR { pre[$0] = 1; next }\n"
+	"!go { if ($0 == \"# \" k \" \\\"\" src \"\\\"\") go = 1; else next }\n"
+	"/^# [0-9]+ \"/ {\n"
+	"\tif (index($0, \"\\\\\")) { why = \"a line marker with an escaped name\"; exit }\n"
+	"\tsplit($0, a, \"\\\"\"); f = a[2]\n"
+	"\tif (a[3] ~ /^ 1( |$)/ && substr(f, 1, 1) != \"/\" && f != cand) {\n"
+	"\t\twhy = \"the candidate's part enters \" f \", a name relative to the build directory\"; exit }\n"
+	"\tcur = f; print; next\n"
+	"}\n"
+	"/[^ \\t]/ && (cur in pre) { why = \"the candidate's part has text from \" cur \", a header of the prefix\"; exit }\n"
+	"{ print }\n"
+	"END { if (!why && !go) why = \"no line marker for the wrapper's line \" k\n"
+	"\tif (why) { print why > \"/dev/stderr\"; exit 1 } }\n";
+
+/* The macros the header part leaves (stdin: an empty file's -dM, then the
+ * part's -dD), as -imacros files: those it undefined undefined again, and
+ * each it defined that is not predefined as it is — a builtin defined
+ * again warns — into pre.h, or pre.sys where the definition was in a
+ * system header.  gcc marks the tokens of such a macro's expansion as a
+ * system header's (a line marker with flag 3 around them), which cicc
+ * reads: so the definitions keep their place's kind. */
+static const char macros_awk[] =
+	"FNR == NR { if ($1 == \"#define\") { n = $2; sub(/\\(.*/, \"\", n); pd[n] = $0 } next }\n"
+	"/^# [0-9]+ \"/ { split($0, a, \"\\\"\"); sys = a[3] ~ / 3( |$)/; next }\n"
+	"$1 == \"#define\" { n = $2; sub(/\\(.*/, \"\", n); def[n] = $0; ds[n] = sys; next }\n"
+	"$1 == \"#undef\" { delete def[$2]; next }\n"
+	"END { print \"#pragma GCC system_header\" > \"pre.sys\"\n"
+	"\tfor (n in pd) if (!(n in def)) print \"#undef \" n > \"pre.h\"\n"
+	"\tfor (n in def) if (pd[n] != def[n]) print def[n] > (ds[n] ? \"pre.sys\" : \"pre.h\") }\n";
+
+/* The header part's text (all.ii) into pre.ii without its last line, which
+ * must be the __COUNTER__ line's 0; the files entered into files. */
+static const char mkpre_awk[] =
+	"/^# [0-9]+ \"/ {\n"
+	"\tif (index($0, \"\\\\\")) bad = \"a header whose name has an escape in a line marker\"\n"
+	"\tsplit($0, a, \"\\\"\"); f = a[2]\n"
+	"\tif (f != src && f != \"<built-in>\" && f != \"<command-line>\" && !(f in seen)) {\n"
+	"\t\tseen[f] = 1\n"
+	"\t\tif (substr(f, 1, 1) != \"/\") bad = \"a header by a name relative to the build directory: \" f\n"
+	"\t\tprint f > \"files\"\n"
+	"\t}\n"
+	"}\n"
+	"NR > 1 { print prev > \"pre.ii\" }\n"
+	"{ prev = $0 }\n"
+	"END { if (!bad && prev != \"ksci_counter 0\") bad = \"the headers use __COUNTER__\"\n"
+	"\tif (bad) { print bad; exit 1 } }\n";
 
 /* The fatbin.c the host object includes instead of the fatbinary itself:
  * the wrapper nvcc's own fatbin.c defines (fatbinary_section.h, public in
@@ -139,12 +209,161 @@ static void collect(struct strbuf *b, const char *var, const char *log)
 	sb_add(b, "\n[ $s = 0 ] || ksci_end $s\n");
 }
 
-char *nvcc_steps_script(const char *listing, const char *module_id, char *e)
+/* c with every ` -include "X"` taken out, or NULL where a -include of
+ * another form is left. */
+static char *strip_include(const char *c)
 {
+	struct strbuf b = STRBUF_INIT;
+	const char *p;
+	while ((p = strstr(c, " -include \"")) != NULL) {
+		const char *q = strchr(p + 11, '"');
+		if (!q)
+			break;
+		sb_addn(&b, c, (size_t)(p - c));
+		c = q + 1;
+	}
+	sb_add(&b, c);
+	char *o = sb_detach(&b, NULL);
+	if (o && strstr(o, "-include")) {
+		free(o);
+		o = NULL;
+	}
+	return o;
+}
+
+/* The prefix's two pieces for D1 (d1, its output out, in dir D), or -1
+ * and why: the function ksci_pp for the build script into b, the making
+ * script into *mk. */
+static int prefix_parts(const char *d1, const char *out, const char *D, const struct nvcc_steps_pre *pre,
+			const char *env, struct strbuf *b, char **mk, char *why)
+{
+	char base[1200], rep[1400];
+	char *rest = NULL, *P = NULL, *M = NULL, *E0 = NULL, *E = NULL, *T = NULL;
+	int rc = -1;
+	if (!plain_path(pre->src) || !plain_path(pre->cand) || strchr(pre->src, '/') || strchr(pre->cand, '/') ||
+	    pre->lines < 1 || pre->lines > 1000)
+		return errf(why, "the wrapper's names or header part are not plain");
+	snprintf(base, sizeof base, "\"%s\" -o \"%s\"", pre->src, out);
+	snprintf(rep, sizeof rep, "-imacros \"../%s.h\" -imacros \"../%s.sys\" \"%s\" -o \"../ksci-rest.ii\"",
+		 NVCC_PREFIX_USE, NVCC_PREFIX_USE, pre->src);
+	rest = replace_once(d1, base, rep);
+	snprintf(rep, sizeof rep, "\"%s\" -o \"all.ii\"", pre->src);
+	P = replace_once(d1, base, rep);
+	snprintf(rep, sizeof rep, "-dD \"%s\" -o \"dd.ii\"", pre->src);
+	M = replace_once(d1, base, rep);
+	E0 = replace_once(d1, base, "-dM \"ksci-empty.cu\" -o \"predef.h\"");
+	E = E0 ? strip_include(E0) : NULL;
+	T = replace_once(d1, base, "\"ksci-poison.cu\" -o \"poison.ii\"");
+	if (!rest || !P || !M || !E0 || !T) {
+		errf(why, "the device preprocessing does not name its input and output once as \"%s\" -o \"%s\"",
+		     pre->src, out);
+		goto out;
+	}
+	if (!E) {
+		errf(why, "the device preprocessing has a -include of a form this does not know");
+		goto out;
+	}
+	/* The host compiler, as D1 names it: a plain word or path. */
+	char cc[256];
+	size_t ccn = strcspn(d1, " ");
+	if (ccn == 0 || ccn >= sizeof cc) {
+		errf(why, "the device preprocessing's compiler is not one plain word");
+		goto out;
+	}
+	memcpy(cc, d1, ccn);
+	cc[ccn] = '\0';
+	if (!plain_path(cc)) {
+		errf(why, "the device preprocessing's compiler is not one plain word: %s", cc);
+		goto out;
+	}
+	int K = pre->lines + 1;
+
+	/* The build's D1: the prefix where it was put there and the
+	 * candidate's part allows, else nvcc's own. */
+	sb_printf(b, "ksci_rest() {\n\tmkdir '%s/r' && ln -s '../../%s' '%s/r/%s' &&\n", D, pre->cand, D, pre->cand);
+	sb_printf(b, "\t\t{ printf '#line %d \"%%s\"\\n' '%s' && tail -n +%d '%s'; } >'%s/r/%s' ||\n", K, pre->src, K,
+		  pre->src, D, pre->src);
+	sb_printf(b, "\t\t{ echo 'could not set up the candidate'\\''s part in %s/r' >'%s/%s'; return 1; }\n", D, D,
+		  NVCC_PREFIX_WHY);
+	sb_printf(b, "\t(cd '%s/r' && exec %s) 2>'%s/ksci-rest.err' ||\n", D, rest, D);
+	sb_printf(b, "\t\t{ echo \"the candidate's part did not preprocess alone (exit status $?)\" >'%s/%s'; return 1; }\n", D,
+		  NVCC_PREFIX_WHY);
+	sb_printf(b, "\tawk -v k=%d -v src='%s' -v cand='%s' ", K, pre->src, pre->cand);
+	sq(b, rest_awk);
+	sb_printf(b, " '%s/%s.files' '%s/ksci-rest.ii' >'%s/ksci-rest.part' 2>'%s/%s' || return 1\n", D, NVCC_PREFIX_USE, D,
+		  D, D, NVCC_PREFIX_WHY);
+	sb_printf(b, "\tcat '%s/%s.ii' '%s/ksci-rest.part' >'%s' ||\n", D, NVCC_PREFIX_USE, D, out);
+	sb_printf(b, "\t\t{ echo 'could not write %s' >'%s/%s'; return 1; }\n", out, D, NVCC_PREFIX_WHY);
+	sb_printf(b, "\trm -f '%s/%s'\n\tcat '%s/%s.log' '%s/ksci-rest.err'\n}\n", D, NVCC_PREFIX_WHY, D, NVCC_PREFIX_USE, D);
+	sb_printf(b, "ksci_pp() {\n\tif [ -s '%s/%s.files' ]; then ksci_rest && return 0; fi\n\t%s\n}\n", D,
+		  NVCC_PREFIX_USE, d1);
+
+	/* The making. */
+	struct strbuf m = STRBUF_INIT;
+	sb_add(&m, "# kcompile (lib/nvcc_steps.c): the wrapper's header part preprocessed once, by nvcc's device command\n");
+	sb_add(&m, env);
+	sb_add(&m, "ksci_no() { echo \"$*\"; exit 1; }\n");
+	sb_printf(&m, "mkdir '%s/p' && head -n %d '%s' >'%s/p/%s' && printf 'ksci_counter __COUNTER__\\n' >>'%s/p/%s' &&\n"
+		      "\t: >'%s/p/ksci-empty.cu' && cd '%s/p' || ksci_no 'could not set up %s/p'\n",
+		  D, pre->lines, pre->src, D, pre->src, D, pre->src, D, D, D);
+	sb_printf(&m, "%s >p.log 2>&1 &\na=$!\n%s >/dev/null 2>&1 &\nb=$!\n%s >/dev/null 2>&1 &\nc=$!\n", P, M, E);
+	sb_add(&m, "wait $a; sa=$?; wait $b; sb=$?; wait $c; sc=$?\n"
+		   "[ \"$sa$sb$sc\" = 000 ] || { cat p.log; ksci_no \"the header part did not preprocess (exit status $sa, $sb, $sc)\"; }\n");
+	sb_printf(&m, "awk -v src='%s' ", pre->src);
+	sq(&m, mkpre_awk);
+	sb_add(&m, " all.ii || exit 1\n");
+	sb_printf(&m, "cc=$(command -v %s) && c1=$(\"$cc\" -print-prog-name=cc1plus) || ksci_no 'no %s'\n", cc, cc);
+	sb_add(&m, "case $cc in /*) ;; *) ksci_no \"the compiler's path is not absolute: $cc\" ;; esac\n"
+		   "case $c1 in /*) ;; *) ksci_no \"cc1plus's path is not absolute: $c1\" ;; esac\n"
+		   "tr '\\n' '\\0' <files | xargs -0 grep -h -E 'push_macro|poison|pragma[[:space:]]+once|Pragma[[:space:]]*\\([[:space:]]*\"[[:space:]]*once' -- >pp.txt\n"
+		   "! grep -q -E 'push_macro|_Pragma|pragma[[:space:]]+once' pp.txt ||\n"
+		   "\tksci_no 'a header pushes a macro, is #pragma once, or poisons by _Pragma: what the prefix cannot stand for'\n"
+		   "ids=$(sed -n 's/^[[:space:]]*#[[:space:]]*pragma[[:space:]][[:space:]]*GCC[[:space:]][[:space:]]*poison[[:space:]]//p' pp.txt |\n"
+		   "\ttr -s ' \\t' '\\n\\n' | sort -u)\n"
+		   "poisoned=\n"
+		   "if [ -n \"$ids\" ]; then\n");
+	sb_printf(&m, "\t{ head -n %d '../../%s' && for i in $ids; do printf '#ifdef %%s\\n#endif\\n' \"$i\"; done; } >ksci-poison.cu || exit 1\n",
+		  pre->lines, pre->src);
+	sb_printf(&m, "\tLC_ALL=C %s >/dev/null 2>poison.err\n\tst=$?\n", T);
+	sb_add(&m, "\tpoisoned=$(sed -n 's/.*attempt to use poisoned \"\\([A-Za-z0-9_]*\\)\".*/\\1/p' poison.err | sort -u)\n"
+		   "\t[ \"$st\" = 0 ] || [ -n \"$poisoned\" ] || { cat poison.err; ksci_no 'the poison test did not preprocess'; }\n"
+		   "fi\n"
+		   ": >pre.h && awk ");
+	sq(&m, macros_awk);
+	sb_add(&m, " predef.h dd.ii && for i in $poisoned; do printf '#pragma GCC poison %s\\n' \"$i\"; done >>pre.h &&\n"
+		   "\tprintf '%s\\n%s\\n' \"$cc\" \"$c1\" >>files || ksci_no 'could not write the prefix'\n");
+	/* files last: its presence says the others are whole. */
+	sb_printf(&m, "mv pre.ii ../%s.ii && mv pre.h ../%s.h && mv pre.sys ../%s.sys && mv p.log ../%s.log &&\n"
+		      "\tmv files ../%s.files || ksci_no 'could not move the prefix'\n",
+		  NVCC_PREFIX_NEW, NVCC_PREFIX_NEW, NVCC_PREFIX_NEW, NVCC_PREFIX_NEW, NVCC_PREFIX_NEW);
+	*mk = sb_detach(&m, NULL);
+	rc = *mk ? 0 : errf(why, "out of memory");
+out:
+	free(rest);
+	free(P);
+	free(M);
+	free(E0);
+	free(E);
+	free(T);
+	return rc;
+}
+
+void nvcc_steps_free(struct nvcc_steps *s)
+{
+	free(s->script);
+	free(s->mkpre);
+	free(s->dev_pp);
+	s->script = s->mkpre = s->dev_pp = NULL;
+}
+
+int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvcc_steps_pre *pre,
+		    struct nvcc_steps *res, char *e)
+{
+	memset(res, 0, sizeof *res);
 	struct cmd cmd[MAXCMD];
 	int nc = 0;
 	struct strbuf env = STRBUF_INIT, b = STRBUF_INIT;
-	char *out = NULL, *h2 = NULL, *d4 = NULL, *l1 = NULL, *l4 = NULL;
+	char *out = NULL, *h2 = NULL, *d4 = NULL, *l1 = NULL, *l4 = NULL, *mk = NULL;
 	char *copy = strdup(listing ? listing : "");
 	if (!copy || !plain_path(module_id) || strchr(module_id, '/') || strchr(module_id, '.')) {
 		errf(e, copy ? "module id %s is not plain" : "out of memory", module_id);
@@ -279,13 +498,21 @@ char *nvcc_steps_script(const char *listing, const char *module_id, char *e)
 		const char *rest = c->text + strcspn(c->text, " ");
 		sb_printf(&b, "rm -f%s\n", rest);
 	}
+	char d1out[512];
+	int use_pre = 0;
+	if (!pre)
+		snprintf(res->pre_why, sizeof res->pre_why, "no header part given");
+	else if (quoted_after(D1->text, " -o ", d1out, sizeof d1out) != 0)
+		snprintf(res->pre_why, sizeof res->pre_why, "the device preprocessing's output is not a plain name");
+	else
+		use_pre = prefix_parts(D1->text, d1out, dir, pre, env.buf ? env.buf : "", &b, &mk, res->pre_why) == 0;
 	sb_add(&b, "printf '%s' ");
 	sq(&b, module_id);
 	sb_add(&b, " >");
 	sq(&b, modf);
 	sb_add(&b, " || exit 1\n");
 	half(&b, H1->text, h2, log[0], "h");
-	half(&b, D1->text, D2->text, log[1], "d");
+	half(&b, use_pre ? "ksci_pp" : D1->text, D2->text, log[1], "d");
 	collect(&b, "h", log[0]);
 	collect(&b, "d", log[1]);
 	sb_add(&b, "cat >");
@@ -309,9 +536,20 @@ char *nvcc_steps_script(const char *listing, const char *module_id, char *e)
 	for (int k = 0; k < 4; k++)
 		sb_printf(&b, "%s || ksci_end $?\n", link[k]);
 	out = sb_detach(&b, NULL);
-	if (!out)
+	res->dev_pp = strdup(D1->text);
+	if (!out || !res->dev_pp) {
+		free(out);
+		out = NULL;
+		free(res->dev_pp);
+		res->dev_pp = NULL;
 		errf(e, "out of memory");
+	} else {
+		res->script = out;
+		res->mkpre = mk;
+		mk = NULL;
+	}
 out:
+	free(mk);
 	sb_release(&b);
 	sb_release(&env);
 	free(h2);
@@ -319,5 +557,5 @@ out:
 	free(l1);
 	free(l4);
 	free(copy);
-	return out;
+	return res->script ? 0 : -1;
 }

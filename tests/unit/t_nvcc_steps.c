@@ -72,33 +72,103 @@ static int count(const char *s, const char *what)
 	return n;
 }
 
+/* The build script for listing (NULL with e where refused), with the
+ * header part pre or none. */
+static char *script_of(const char *listing, const char *modid, const struct nvcc_steps_pre *pre, char *e)
+{
+	struct nvcc_steps p;
+	if (nvcc_steps_plan(listing, modid, pre, &p, e) < 0)
+		return NULL;
+	char *s = p.script;
+	p.script = NULL;
+	nvcc_steps_free(&p);
+	return s;
+}
+
 /* A listing changed by subst(old, rep) is refused, the reason naming why. */
 static void refused(const char *name, const char *old, const char *rep, const char *why)
 {
 	char e[ERRBUF] = "";
 	char *l = subst(listing13, old, rep);
-	char *s = nvcc_steps_script(l, MODID, e);
+	char *s = script_of(l, MODID, NULL, e);
 	T_OK(!s && strstr(e, why), "%s: refused (%s)", name, e);
 	free(s);
 	free(l);
 }
 
-int main(void)
+/* The text is sh (sh -n). */
+static int is_sh(const char *s)
 {
-	char e[ERRBUF] = "";
-	char *s = nvcc_steps_script(listing13, MODID, e);
-	T_OK(s != NULL, "CUDA 13's listing is known (%s)", s ? "" : e);
-	if (!s)
-		return T_DONE();
 	char path[] = "/tmp/t_nvcc_steps.XXXXXX";
 	int fd = mkstemp(path);
-	T_OK(fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s), "script written");
+	int ok = fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	if (fd >= 0)
 		close(fd);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "sh -n %s", path);
-	T_OK(system(cmd) == 0, "the script is sh");
+	ok = ok && system(cmd) == 0;
 	unlink(path);
+	return ok;
+}
+
+static const struct nvcc_steps_pre pre3 = {"ksci_wrapper.cu", "candidate.cu", 3};
+
+/* With a header part: the device half's preprocessing is ksci_pp, mkpre
+ * is made, and the listings it cannot use are the plain steps. */
+static void prefix(void)
+{
+	char e[ERRBUF] = "";
+	struct nvcc_steps p;
+	T_OK(nvcc_steps_plan(listing13, MODID, &pre3, &p, e) == 0 && p.mkpre, "a header part: the plan has mkpre (%s)",
+	     p.mkpre ? "" : p.pre_why);
+	if (!p.mkpre)
+		return;
+	T_OK(is_sh(p.script) && is_sh(p.mkpre), "both scripts are sh");
+	T_OK(strstr(p.script, "{ ksci_pp && \"$CICC_PATH/cicc\"") != NULL, "the device half starts with ksci_pp");
+	T_OK(strstr(p.script, "-imacros \"../ksci-pre.h\" -imacros \"../ksci-pre.sys\" \"ksci_wrapper.cu\" -o \"../ksci-rest.ii\"") != NULL &&
+	     strstr(p.script, "printf '#line 4 \"%s\"\\n' 'ksci_wrapper.cu' && tail -n +4 'ksci_wrapper.cu'") != NULL,
+	     "the candidate's part: from line 4, under its own line numbers, with the prefix's macros");
+	T_OK(strstr(p.script, "if [ -s 'ksci-steps/ksci-pre.files' ]; then ksci_rest && return 0; fi") != NULL,
+	     "the prefix where it was put, else nvcc's own command");
+	T_OK(strstr(p.dev_pp, "-include \"cuda_runtime.h\" -m64 \"ksci_wrapper.cu\" -o \"ksci-steps/ksci_wrapper.cpp1.ii\"") &&
+	     p.dev_pp[strlen(p.dev_pp) - 1] != '\n', "dev_pp is nvcc's device preprocessing as listed");
+	T_OK(strstr(p.mkpre, "head -n 3 'ksci_wrapper.cu'") && strstr(p.mkpre, "-dD \"ksci_wrapper.cu\" -o \"dd.ii\"") &&
+	     strstr(p.mkpre, "-dM \"ksci-empty.cu\" -o \"predef.h\""),
+	     "mkpre: the header lines, their macros and where, an empty file's");
+	const char *pd = strstr(p.mkpre, "-o \"predef.h\"");
+	const char *pl = pd;
+	while (pl > p.mkpre && pl[-1] != '\n')
+		pl--;
+	T_OK(pd && !memmem(pl, (size_t)(pd - pl), "-include", 8), "mkpre: the empty file's macros without D1's -include");
+	T_OK(strstr(p.mkpre, "mv files ../ksci-new.files") > strstr(p.mkpre, "mv pre.ii ../ksci-new.ii"),
+	     "mkpre: the files list is moved last (its presence says the others are whole)");
+	nvcc_steps_free(&p);
+
+	T_OK(nvcc_steps_plan(listing13, MODID, NULL, &p, e) == 0 && !p.mkpre && strstr(p.script, "ksci_pp") == NULL,
+	     "no header part: no mkpre, nvcc's own preprocessing");
+	nvcc_steps_free(&p);
+	char *l = subst(listing13, "-include \"cuda_runtime.h\"", "-include cuda_runtime.h");
+	T_OK(nvcc_steps_plan(l, MODID, &pre3, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "-include") &&
+	     strstr(p.script, "ksci_pp") == NULL, "a -include of another form: no prefix (%s)", p.pre_why);
+	nvcc_steps_free(&p);
+	free(l);
+	static const struct nvcc_steps_pre other = {"other.cu", "candidate.cu", 3}, slash = {"ksci_wrapper.cu", "../c.cu", 3};
+	T_OK(nvcc_steps_plan(listing13, MODID, &other, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "once as"),
+	     "a wrapper the listing does not preprocess: no prefix (%s)", p.pre_why);
+	nvcc_steps_free(&p);
+	T_OK(nvcc_steps_plan(listing13, MODID, &slash, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "not plain"),
+	     "a candidate's name with a slash: no prefix (%s)", p.pre_why);
+	nvcc_steps_free(&p);
+}
+
+int main(void)
+{
+	char e[ERRBUF] = "";
+	char *s = script_of(listing13, MODID, NULL, e);
+	T_OK(s != NULL, "CUDA 13's listing is known (%s)", s ? "" : e);
+	if (!s)
+		return T_DONE();
+	T_OK(is_sh(s), "the script is sh");
 	T_OK(strstr(s, "printf '%s' '" MODID "' >'ksci-steps/ksci_wrapper.module_id'") != NULL,
 	     "the module id is written before the front ends start");
 	T_OK(strstr(s, "--gen_module_id_file ") == NULL && count(s, "--module_id_file_name") == 2,
@@ -141,14 +211,15 @@ int main(void)
 	refused("an unclosed quote", "#$ nvlink", "#$ \"unclosed\n#$ nvlink", "unclosed quote");
 	refused("the host object named twice in the final link", "\"ksci-steps/ksci_wrapper.o\" -shared",
 		"\"ksci-steps/ksci_wrapper.o\" \"ksci-steps/ksci_wrapper.o\" -shared", "not named once");
-	s = nvcc_steps_script("", MODID, e);
+	s = script_of("", MODID, NULL, e);
 	T_OK(!s, "an empty listing is refused (%s)", e);
 	free(s);
-	s = nvcc_steps_script(listing13, "_x y", e);
+	s = script_of(listing13, "_x y", &pre3, e);
 	T_OK(!s && strstr(e, "not plain"), "a module id that is not one word is refused (%s)", e);
 	free(s);
-	s = nvcc_steps_script(listing13, "../x", e);
+	s = script_of(listing13, "../x", NULL, e);
 	T_OK(!s && strstr(e, "not plain"), "a module id that is a path is refused (%s)", e);
 	free(s);
+	prefix();
 	return T_DONE();
 }
