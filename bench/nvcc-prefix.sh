@@ -11,36 +11,30 @@
 # per-round ratios prefix/nvcc, the rounds-and-sources where the prefix was
 # faster, a one-sided sign test; how the prefix was taken (steps_prefix:
 # all `cached`, or why not); whether every source gave the same ptxas
-# resources both ways.  The seconds go to $OUT/nvcc-prefix.tsv (task,
-# source, round, way, seconds, steps_prefix).  Run it on an idle machine.
+# resources both ways.  The seconds go to $OUT/nvcc-prefix/nvcc-prefix.tsv
+# (task, source, round, way, seconds, steps_prefix, resources).  Run it on an
+# idle machine.
 #   usage: bench/nvcc-prefix.sh [-r ROUNDS] [--mutants N] [TASK ...]   (default: 7 rounds; softmax matmul gemm_f16)
-#   env: KSCIBIN (default build/gpu/bin, else build/bin), KSCI_TASKS, OUT (default: a temporary directory)
+#   env: KSCIBIN (default build/gpu/bin; build/bin on a machine without a GPU), KSCI_TASKS, OUT (default gpu-logs)
 set -euo pipefail
 rounds=7 mutants=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-	-r) rounds=$2; shift ;;
-	--mutants) mutants=$2; shift ;;
+	-r) rounds=${2:-}; [ $# -lt 2 ] || shift ;;
+	--mutants) mutants=${2:-}; [ $# -lt 2 ] || shift ;;
 	-*) echo "nvcc-prefix: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
-case $rounds$mutants in *[!0-9]*) echo "nvcc-prefix: -r and --mutants take a whole number" >&2; exit 2 ;; esac
-[ "$rounds" -ge 1 ] || { echo "nvcc-prefix: -r must be at least 1" >&2; exit 2; }
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "nvcc-prefix: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
+[[ $mutants =~ ^[0-9]+$ ]] || { echo "nvcc-prefix: --mutants: \"$mutants\" is not a whole number" >&2; exit 2; }
 [ $# -gt 0 ] || set -- softmax matmul gemm_f16
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$here/bench/lib.sh"
-BIN=${KSCIBIN:-$here/build/gpu/bin}
-[ -x "$BIN/kcompile" ] || BIN=$here/build/bin
-export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-nvcc-prefix.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-out=${OUT:-$tmp}
-mkdir -p "$out"
-export KSCI_CACHE=$tmp/cache
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_setup nvcc-prefix
+BIN=$KSCIBIN
 tsv=$out/nvcc-prefix.tsv
 : >"$tsv"
 for task in "$@"; do

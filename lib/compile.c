@@ -436,6 +436,20 @@ static void tmp_sweep(const char *root, const char *host, double min_age)
 		closedir(d);
 }
 
+/* prog run in the jail the build runs in (o->sbx), seeing the build
+ * directory tmp (writable) and nothing of the caller's: proc_run's. */
+static int run_jailed(const struct compile_opts *o, const char *tmp, char *const *prog, const struct proc_limits *lim,
+		      struct proc_result *r, char *e)
+{
+	struct sbx_bind bind = {tmp, 1};
+	char **jail = sbx_argv(o->sbx, prog, &bind, 1, 0, NULL, tmp);
+	if (!jail)
+		return errf(e, "out of memory");
+	int rc = proc_run(jail, tmp, NULL, 0, lim, r, e);
+	sbx_argv_free(jail);
+	return rc;
+}
+
 /* How many of the wrapper's first lines are its header part (its opening
  * comment and its #include <...> lines: task_write_wrapper). */
 static int header_lines(const char *w)
@@ -481,15 +495,10 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 	snprintf(p, sizeof p, "%s/%s", tmp, NVCC_STEPS_DIR);
 	if (mkdir(p, 0700) != 0)
 		return errf(why, "mkdir %s: %s", p, strerror(errno));
-	struct sbx_bind bind = {tmp, 1};
-	char **jail = sbx_argv(o->sbx, dry, &bind, 1, 0, NULL, tmp);
-	if (!jail)
-		return errf(why, "out of memory");
 	struct proc_limits lim = {.wall_s = 60, .mem_mb = COMPILE_MEM_MB, .merge_stderr = 1, .capture = 1 << 20};
 	struct proc_result r;
 	char e[ERRBUF];
-	int rc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
-	sbx_argv_free(jail);
+	int rc = run_jailed(o, tmp, dry, &lim, &r, e);
 	if (rc < 0)
 		return errf(why, "nvcc --dryrun: %s", e);
 	rc = -1;
@@ -583,17 +592,12 @@ static const char *prefix_for(const struct compile_opts *o, const char *tmp, con
 	if (file_write_atomic(p, plan->mkpre, strlen(plan->mkpre), e) < 0)
 		return errf(why, "%s", e), NULL;
 	char *sh[] = {"/bin/sh", "ksci-mkpre.sh", NULL};
-	struct sbx_bind bind = {tmp, 1};
-	char **jail = sbx_argv(o->sbx, sh, &bind, 1, 0, NULL, tmp);
-	if (!jail)
-		return errf(why, "out of memory"), NULL;
 	struct timespec t0;
 	clock_gettime(CLOCK_REALTIME_COARSE, &t0);
 	struct proc_limits lim = {.nice = 10, .wall_s = 60, .fsize_mb = COMPILE_OUT_MB, .mem_mb = COMPILE_MEM_MB,
 				  .merge_stderr = 1, .capture = 1 << 16};
 	struct proc_result r;
-	int rc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
-	sbx_argv_free(jail);
+	int rc = run_jailed(o, tmp, sh, &lim, &r, e);
 	unlink(p);
 	if (rc < 0)
 		return errf(why, "the prefix: %s", e), NULL;
@@ -709,20 +713,13 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	const char *prefix = steps ? prefix_for(o, tmp, ident, wtext, source, &plan, prefix_why) : NULL;
 	nvcc_steps_free(&plan);
 	char *sh[] = {"/bin/sh", "ksci-steps.sh", NULL};
-	struct sbx_bind bind = {tmp, 1};
-	char **jail = sbx_argv(o->sbx, steps ? sh : argv, &bind, 1, 0, NULL, tmp);
-	if (!jail) {
-		errf(e, "out of memory");
-		goto done;
-	}
 	/* Niced: compiles are batch work, and kcompile -j 16 beside a judge that
 	 * times kept it from the CPU it needs: on an H100 the timing cross-check
 	 * called 2 of 64 honest children `wrong` while 16 nvcc ran (docs/gpu.md). */
 	struct proc_limits lim = {.nice = 10, .wall_s = o->timeout_s > 0 ? o->timeout_s : 120, .fsize_mb = COMPILE_OUT_MB,
 				  .mem_mb = COMPILE_MEM_MB, .merge_stderr = 1, .capture = 1 << 20};
 	struct proc_result r;
-	int prc = proc_run(jail, tmp, NULL, 0, &lim, &r, e);
-	sbx_argv_free(jail);
+	int prc = run_jailed(o, tmp, steps ? sh : argv, &lim, &r, e);
 	/* Whether the build used the prefix: it says why where it did not. */
 	if (prefix) {
 		char *w = NULL;

@@ -491,8 +491,13 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 	 * INT, HUP), the script dies of the same signal, as nvcc would be
 	 * seen to: the compile is transient, never cached.  A step's own
 	 * crash (SEGV: a compiler bug, the same next time) is an exit
-	 * status, as nvcc gives it (139); ptxas exits 255 on its own. */
-	sb_add(&b, "ksci_end() {\n\tcase $1 in 129 | 130 | 137 | 143) kill -$(($1 - 128)) $$ ;; esac\n\texit \"$1\"\n}\n");
+	 * status, as nvcc gives it (139); ptxas exits 255 on its own.  A
+	 * failed step's script waits for the other half first: it would be
+	 * killed with the script's process group, and whether the device half
+	 * used the prefix (its ksci-pre.why) would then depend on which half
+	 * failed first — t45 nvcc-prefix-header-poisons, under load, read a
+	 * prefix as used whose candidate's part had failed. */
+	sb_add(&b, "ksci_end() {\n\tcase $1 in 129 | 130 | 137 | 143) kill -$(($1 - 128)) $$ ;; esac\n\twait\n\texit \"$1\"\n}\n");
 	for (int k = 0; k < first; k++) {
 		struct cmd *c = &cmd[k];
 		const char *rest = c->text + strcspn(c->text, " ");

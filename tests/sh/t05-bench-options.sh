@@ -186,21 +186,31 @@ probe_bad "compile-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" n
 expect_eq "compile-probe --help: ends with its env line" \
 	"env: KSCIBIN (default build/gpu/bin), KSCI_CUDA_ARCH; the records under \$OUT/compile-probe (or ./gpu-logs/compile-probe)" \
 	"$(tail -n 1 "$T/help" | sed 's/^ *//')"
+# bench_bad SCRIPT EXPECTED-STDERR ARGS...: bench/SCRIPT.sh refuses ARGS
+# before it builds or runs anything: exit 2, the message, nothing on stdout.
+bench_bad() {
+	local name=$1 want=$2
+	shift 2
+	OUT=$T/bad "$ROOT/bench/$name.sh" "$@" >"$T/out" 2>"$T/err"
+	expect_eq "$name $*: exit 2" 2 $?
+	expect_eq "$name $*: the message" "$want" "$(cat "$T/err")"
+	expect_eq "$name $*: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
+}
 # bench/cicc-probe.sh: its counts, CPU list and task are checked before
 # nvcc runs (exit 2, named).
-cm_bad() { # expected-stderr args...
-	local want=$1
-	shift
-	OUT=$T/cm "$ROOT/bench/cicc-probe.sh" "$@" >"$T/out" 2>"$T/err"
-	expect_eq "cicc-probe $*: exit 2" 2 $?
-	expect_eq "cicc-probe $*: the message" "$want" "$(cat "$T/err")"
-	expect_eq "cicc-probe $*: nothing on stdout" 0 "$(wc -c <"$T/out" | tr -d ' ')"
-}
+cm_bad() { bench_bad cicc-probe "$@"; }
 cm_bad 'cicc-probe: -r: "0" is not a whole number above 0' -r 0
 cm_bad 'cicc-probe: --cpus: "all" is not a CPU list' --cpus all
 cm_bad 'cicc-probe: unknown option: --rounds' --rounds 3
 cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --per-cpu --race
 cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --race --prefix
+
+# bench/nvcc-prefix.sh: its counts checked before anything is built or run.
+np_bad() { bench_bad nvcc-prefix "$@"; }
+np_bad 'nvcc-prefix: -r: "0" is not a whole number above 0' -r 0
+np_bad 'nvcc-prefix: -r: "" is not a whole number above 0' -r
+np_bad 'nvcc-prefix: --mutants: "two" is not a whole number' --mutants two
+np_bad 'nvcc-prefix: unknown option: --rounds' --rounds 3
 cm_bad "cicc-probe: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
 # latency-pass-warms-anchors: gpu-throughput's latency pass starts with the
 # seed to warm its judges, but the seed itself was served from the time

@@ -14,6 +14,8 @@
 # - nvcc-steps-log-in-nvcc-order: the compile log reads as nvcc's would.
 # - nvcc-steps-host-error-reported-once: a front end's error is in the log
 #   once, and the other half's output does not follow it.
+# - nvcc-steps-failed-half-waits-for-the-other: the script ends only when
+#   both halves have (the other is not killed with it).
 # - nvcc-steps-killed-step-is-transient: a step killed by a signal is the
 #   machine's failure, not cached.
 # - KSCI_NVCC_STEPS=serial, a listing of another shape, a --dryrun that
@@ -105,7 +107,9 @@ cicc)
 	need "$(ending .cpp1.ii "$@")"
 	say "module id $(modid "$@")"
 	handshake cicc cudafe
+	[ -z "${FAKE_CICC_SLEEP:-}" ] || sleep "$FAKE_CICC_SLEEP"
 	: >"$(opt -o "$@")"
+	: >"$state/cicc.finished"
 	;;
 ptxas)
 	step "device assembler"
@@ -267,6 +271,17 @@ expect_eq "host error: the error line is in the log exactly once" 1 \
 ok "host error: cicc did run beside it" test -e state/cicc.started
 not_ok_is "host error: no cicc output follows in the log" grep -q '^cicc:' herr.log
 expect_eq "host error: not transient (the source's fault)" false "$(field herr '.compile.transient // false')"
+
+# --- nvcc-steps-failed-half-waits-for-the-other --------------------------------
+# The script stopped at a failed half without waiting for the other, which
+# was then killed with its process group: whether the device half had used
+# the prefix was decided by which half failed first (t45's poisoned header,
+# under load, read a prefix as used whose candidate's part had failed).
+fresh
+FAKE_HANDSHAKE=1 FAKE_FAIL=cudafe FAKE_CICC_SLEEP=1 compile hwait '__global__ void k3w() {}'
+expect_eq "a failed host half: compile_error" compile_error "$(field hwait .status)"
+ok "a failed host half: the script waited for the device half to end (cicc finished, not killed)" test -e state/cicc.finished
+not_ok_is "...and its output still does not follow the error in the log" grep -q '^cicc:' hwait.log
 
 # --- nvcc-steps-killed-step-is-transient -------------------------------------
 fresh

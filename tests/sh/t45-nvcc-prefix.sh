@@ -21,6 +21,7 @@
 #   the prefix, enters a file by a relative name, names import.
 # - nvcc-prefix-header-changed: a header of the prefix rewritten, the prefix
 #   is made again (the cached one's reason given).
+# - in bubblewrap's sandbox (kcompile's default): made, then from the cache.
 . "$(dirname "$0")/lib.sh"
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 if ! command -v "$nvcc" >/dev/null || ! command -v objcopy >/dev/null || ! command -v perl >/dev/null; then
@@ -89,6 +90,16 @@ for i in $(seq 0 $((total - 1))); do
 done
 expect_eq "nvcc-prefix-same-device-code-every-seed: the fatbinary the same byte for byte" 0 "$diff_dev"
 expect_eq "...and the compile log the same" 0 "$diff_log"
+
+# --- in the sandbox, as kcompile runs by default ---------------------------------
+# mkpre and the build both run in bubblewrap's jail, which sees the build
+# directory only: the prefix goes in by a copy from the cache.
+for i in 1 2; do
+	{ cat "$ROOT/data/tasks/matmul/seed.cu"; printf '\n// sandboxed %s\n' "$i"; } >sb.cu
+	rec matmul sb.cu | KSCI_CACHE=$T/sandboxed kcompile -j 1 >"sb$i.nd"
+done
+expect_eq "in the sandbox: made, then from the cache" "bubblewrap compiled made bubblewrap compiled cached" \
+	"$(jq -r '"\(.compile.sandbox) \(.status) \(.compile.steps_prefix)"' sb1.nd sb2.nd | tr '\n' ' ' | sed 's/ $//')"
 
 # --- a header of the prefix put in by hand ----------------------------------------
 mkdir -p inc bin
