@@ -26,6 +26,7 @@
  */
 #include "compile.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -534,7 +535,8 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
  * once, and nvcc's own run had seen the prefix's headers where the
  * candidate's part alone has not) — in any spelling: the word after line
  * splices are undone, or a universal character name, which could spell
- * it.  A kernel rarely has either; nvcc's way is kept for those that do. */
+ * it.  A kernel rarely has either ("important" in a comment is not the
+ * word); nvcc's way is kept for those that do. */
 static const char *prefix_refused_by(const char *src)
 {
 	size_t n = strlen(src);
@@ -549,7 +551,11 @@ static const char *prefix_refused_by(const char *src)
 		*w++ = *p;
 	}
 	*w = '\0';
-	const char *why = strstr(t, "import") ? "the candidate names import (#import reads a file once only)"
+	int named = 0; /* "import" as a word of its own: not "important" */
+	for (const char *q = t; !named && (q = strstr(q, "import")) != NULL; q += 6)
+		named = (q == t || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+			!(isalnum((unsigned char)q[6]) || q[6] == '_');
+	const char *why = named ? "the candidate names import (#import reads a file once only)"
 			  : strstr(t, "\\u") || strstr(t, "\\U") ? "the candidate has a universal character name"
 								 : NULL;
 	free(t);

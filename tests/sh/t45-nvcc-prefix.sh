@@ -173,5 +173,11 @@ same relative
 case_ import $'#include_next <stdint.h>' $'#import <stdint.h>\n__global__ void k(int *x) { x[0] = 5; }'
 expect_eq "the candidate naming import: nvcc's way" "nvcc: the candidate names import (#import reads a file once only)" "$(prefix import)"
 same import
+# prefix-refused-for-important: "important" in a comment is not the word.
+printf '// important: the word in a comment\n__global__ void k(int *x) { x[0] = 6; }\n%s\n' "$stub" >important.cu
+rec softmax important.cu | kc shadow1 >important.on
+# (made: the import case, refused before the cache was looked at, left the
+# rewritten header's prefix to make.)
+expect_eq "prefix-refused-for-important: \"important\" in a comment keeps the prefix" made "$(jq -r .compile.steps_prefix important.on)"
 
 done_testing
