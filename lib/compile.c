@@ -451,22 +451,22 @@ static int run_jailed(const struct compile_opts *o, const char *tmp, char *const
 	return rc;
 }
 
-/* How many of the wrapper's first lines are its header part (its opening
- * comment and its #include <...> lines: task_write_wrapper). */
-static int header_lines(const char *w)
+/* The wrapper's header part (its opening comment and its #include <...>
+ * lines: task_write_wrapper): how many lines, and their bytes in *bytes. */
+static int header_part(const char *w, size_t *bytes)
 {
 	int n = 0;
-	for (const char *l = w; *l; n++) {
+	const char *l = w;
+	for (; *l; n++) {
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
 		int comment = n == 0 && len >= 4 && strncmp(l, "/*", 2) == 0 && strncmp(l + len - 2, "*/", 2) == 0 &&
 			      !memchr(l + 2, '*', len - 4);
 		if (!comment && strncmp(l, "#include <", 10) != 0)
 			break;
-		if (!nl)
-			return n + 1;
-		l = nl + 1;
+		l += len + (nl != NULL);
 	}
+	*bytes = (size_t)(l - w);
 	return n;
 }
 
@@ -477,7 +477,7 @@ static int header_lines(const char *w)
  * device preprocessing command) into *plan.  0 done; -1 (why says it)
  * where nvcc is to run them itself.  $KSCI_NVCC_STEPS=serial: always nvcc
  * itself; $KSCI_NVCC_PREFIX=off: no prefix. */
-static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, const char *wtext,
+static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, int hlines,
 		     struct nvcc_steps *plan, char *why)
 {
 	const char *mode = getenv("KSCI_NVCC_STEPS");
@@ -512,7 +512,7 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 		 * (nvcc's own is a hash too): the key's first 8 digits. */
 		snprintf(modid, sizeof modid, "_%.8s_15_ksci_wrapper_cu", key);
 		const char *off = getenv("KSCI_NVCC_PREFIX");
-		struct nvcc_steps_pre pre = {wrapper_name("cuda"), src_name("cuda"), header_lines(wtext)};
+		struct nvcc_steps_pre pre = {wrapper_name("cuda"), src_name("cuda"), hlines};
 		int no_pre = off && strcmp(off, "off") == 0;
 		rc = nvcc_steps_plan(r.out, modid, no_pre ? NULL : &pre, plan, why);
 		if (rc == 0 && no_pre)
@@ -565,10 +565,11 @@ static const char *prefix_refused_by(const char *src)
 /* The device half's prefix for this build (lib/nvcc_steps.h) put into its
  * keep directory: from the cache (lib/nvcc_prefix.h), else made now, in
  * the jail, and stored.  "cached", "made" (why: why not from the cache),
- * or NULL with why (the build preprocesses as nvcc does).  Its key: this host, the compiler, nvcc's
- * device preprocessing command and the wrapper's header lines. */
+ * or NULL with why (the build preprocesses as nvcc does).  Its key: this
+ * host, the compiler, nvcc's device preprocessing command and the
+ * wrapper's header part (its first hbytes). */
 static const char *prefix_for(const struct compile_opts *o, const char *tmp, const char *ident, const char *wtext,
-			      const char *source, const struct nvcc_steps *plan, char *why)
+			      size_t hbytes, const char *source, const struct nvcc_steps *plan, char *why)
 {
 	if (!plan->mkpre)
 		return errf(why, "%s", plan->pre_why), NULL;
@@ -579,17 +580,13 @@ static const char *prefix_for(const struct compile_opts *o, const char *tmp, con
 	if (cache_dir("nvcc-prefix", root, sizeof root, e) < 0)
 		return errf(why, "%s", e), NULL;
 	host_tag(host, sizeof host);
-	int lines = header_lines(wtext);
-	const char *end = wtext;
-	for (int k = 0; k < lines; k++)
-		end = strchr(end, '\n') + 1; /* header_lines counted whole lines */
 	struct sha256 h;
 	sha256_init(&h);
 	sha256_update(&h, "ksci-nvcc-prefix-v1", 20);
 	sha256_update(&h, host, strlen(host) + 1);
 	sha256_update(&h, ident, strlen(ident) + 1);
 	sha256_update(&h, plan->dev_pp, strlen(plan->dev_pp) + 1);
-	sha256_update(&h, wtext, (size_t)(end - wtext));
+	sha256_update(&h, wtext, hbytes);
 	sha256_hex(&h, key, 64);
 	char miss[ERRBUF];
 	if (nvcc_prefix_fetch(root, key, tmp, miss) == 1)
@@ -715,8 +712,10 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	 * initialised array never reaches the cache). */
 	char steps_why[ERRBUF] = "", prefix_why[ERRBUF] = "";
 	struct nvcc_steps plan = {0};
-	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, wtext, &plan, steps_why) == 0;
-	const char *prefix = steps ? prefix_for(o, tmp, ident, wtext, source, &plan, prefix_why) : NULL;
+	size_t hbytes;
+	int hlines = header_part(wtext, &hbytes);
+	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, hlines, &plan, steps_why) == 0;
+	const char *prefix = steps ? prefix_for(o, tmp, ident, wtext, hbytes, source, &plan, prefix_why) : NULL;
 	nvcc_steps_free(&plan);
 	char *sh[] = {"/bin/sh", "ksci-steps.sh", NULL};
 	/* Niced: compiles are batch work, and kcompile -j 16 beside a judge that

@@ -35,8 +35,8 @@ static json_t *file_state(const char *path, const struct timespec *t0, char *why
 			 (json_int_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
 }
 
-/* The NEXT files of DIR/NVCC_STEPS_DIR/STEM.EXT read into t[] (malloc'd),
- * their hash into hex.  0, or -1 with why. */
+/* The NEXT files DIR/STEM.EXT read into t[] (malloc'd), their hash into
+ * hex.  0, or -1 with why. */
 static int read_all(const char *dir, const char *stem, char *t[NEXT], size_t n[NEXT], char hex[65], char *why)
 {
 	struct sha256 h;

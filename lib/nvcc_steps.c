@@ -503,21 +503,21 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 		const char *rest = c->text + strcspn(c->text, " ");
 		sb_printf(&b, "rm -f%s\n", rest);
 	}
+	/* The prefix's two scripts (mk NULL: none, pre_why says why). */
 	char d1out[512];
-	int use_pre = 0;
 	if (!pre)
 		snprintf(res->pre_why, sizeof res->pre_why, "no header part given");
 	else if (quoted_after(D1->text, " -o ", d1out, sizeof d1out) != 0)
 		snprintf(res->pre_why, sizeof res->pre_why, "the device preprocessing's output is not a plain name");
 	else
-		use_pre = prefix_parts(D1->text, d1out, dir, pre, env.buf ? env.buf : "", &b, &mk, res->pre_why) == 0;
+		prefix_parts(D1->text, d1out, dir, pre, env.buf ? env.buf : "", &b, &mk, res->pre_why);
 	sb_add(&b, "printf '%s' ");
 	sq(&b, module_id);
 	sb_add(&b, " >");
 	sq(&b, modf);
 	sb_add(&b, " || exit 1\n");
 	half(&b, H1->text, h2, log[0], "h");
-	half(&b, use_pre ? "ksci_pp" : D1->text, D2->text, log[1], "d");
+	half(&b, mk ? "ksci_pp" : D1->text, D2->text, log[1], "d");
 	collect(&b, "h", log[0]);
 	collect(&b, "d", log[1]);
 	sb_add(&b, "cat >");
