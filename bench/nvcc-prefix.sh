@@ -3,26 +3,31 @@
 # part preprocessed once per host and header set, kcompile's default:
 # docs/tools/kcompile.md, "The prefix") wins over nvcc's own device
 # preprocessing ($KSCI_NVCC_PREFIX=off), in kcompile's own wall seconds per
-# compile (the record's compile.seconds).  Each task's seed (and, with
+# compile (the record's compile.seconds); with --dlink, what the device link
+# beside the halves (kcompile's default, "early") wins over the device link
+# after them on the joined object ($KSCI_NVCC_DLINK=joined, nvcc's order).
+# Each task's seed (and, with
 # --mutants N, N kgen mutate children of it, all distinct) is compiled
 # with --no-cache, -j 1, both ways in each round, which first alternating,
 # ROUNDS times, after one compile that makes the prefix.  Printed per task:
 # each way's median, min and max seconds; the median of the per-source,
-# per-round ratios prefix/nvcc, the rounds-and-sources where the prefix was
-# faster, a one-sided sign test; how the prefix was taken (steps_prefix:
-# all `cached`, or why not); whether every source gave the same ptxas
+# per-round ratios (the default way over the other), the rounds-and-sources
+# where the default way was faster, a one-sided sign test; how the default
+# way was taken (steps_prefix or steps_dlink: all `cached` or `early`, or
+# why not); whether every source gave the same ptxas
 # resources both ways.  The seconds go to $OUT/nvcc-prefix/nvcc-prefix.tsv
-# (task, source, round, way, seconds, steps_prefix, resources).  Run it on an
+# (task, source, round, way, seconds, how, resources).  Run it on an
 # idle machine.
-#   usage: bench/nvcc-prefix.sh [-r ROUNDS] [--mutants N] [TASK ...]   (default: 7 rounds; softmax matmul gemm_f16)
+#   usage: bench/nvcc-prefix.sh [-r ROUNDS] [--mutants N] [--dlink] [TASK ...]   (default: 7 rounds; softmax matmul gemm_f16)
 #   env: KSCIBIN (default build/gpu/bin; build/bin on a machine without a GPU), KSCI_TASKS, OUT (default gpu-logs)
 set -euo pipefail
-rounds=7 mutants=0
+rounds=7 mutants=0 A=prefix B=nvcc
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=${2:-}; [ $# -lt 2 ] || shift ;;
 	--mutants) mutants=${2:-}; [ $# -lt 2 ] || shift ;;
+	--dlink) A=early B=joined ;;
 	-*) echo "nvcc-prefix: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -42,34 +47,37 @@ for task in "$@"; do
 	# The prefix made (and the compile cache's entries, which --no-cache ignores).
 	head -n 1 "$tmp/$task.in" | "$BIN/kcompile" -j 1 --no-cache >/dev/null 2>&1 || true
 	for r in $(seq "$rounds"); do
-		ways="prefix nvcc"
-		[ $((r % 2)) = 0 ] && ways="nvcc prefix"
+		ways="$A $B"
+		[ $((r % 2)) = 0 ] && ways="$B $A"
 		for way in $ways; do
-			pre=$([ "$way" = nvcc ] && echo off || echo on)
-			KSCI_NVCC_PREFIX=$pre "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/out" 2>/dev/null || true
-			jq -r --arg t "$task" --arg r "$r" --arg w "$way" '[$t, (.id // "seed"), $r, $w, .compile.seconds,
-				(.compile.steps_prefix // "-") + (if .compile.steps_prefix_why then ": " + .compile.steps_prefix_why else "" end),
+			case $way in
+			prefix | nvcc) env=KSCI_NVCC_PREFIX=$([ "$way" = nvcc ] && echo off || echo on) f=steps_prefix ;;
+			*) env=KSCI_NVCC_DLINK=$way f=steps_dlink ;;
+			esac
+			env "$env" "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/out" 2>/dev/null || true
+			jq -r --arg t "$task" --arg r "$r" --arg w "$way" --arg f "$f" '[$t, (.id // "seed"), $r, $w, .compile.seconds,
+				(.compile[$f] // "-") + (if .compile[$f + "_why"] then ": " + .compile[$f + "_why"] else "" end),
 				(.compile.resources | tojson)] | @tsv' "$tmp/out" >>"$tsv"
 		done
 	done
 done
 echo "nvcc: $("${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" --version | tail -n 1); $rounds rounds; $(nproc) CPUs"
 for task in "$@"; do
-	for way in prefix nvcc; do
+	for way in $A $B; do
 		printf '%s %-6s median, min, max s: %s\n' "$task" "$way" \
 			"$(awk -F'\t' -v t="$task" -v w="$way" '$1 == t && $4 == w { print $5 }' "$tsv" | med_min_max 3)"
 	done
 done
-awk -F'\t' "$AWK_MED"'
+awk -F'\t' -v A="$A" -v B="$B" -v F="$([ "$A" = prefix ] && echo steps_prefix || echo steps_dlink)" "$AWK_MED"'
 function sign_p(b, n,   i, j, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
 { k = $1 "\t" $2 "\t" $3; s[k, $4] = $5; if (!seen[k]++) keys[++n] = k; if (!tk[$1]++) order[++nt] = $1
-  if ($4 == "prefix") how[$1, $6]++; else res[$1, $2, "nvcc"] = $7
-  if ($4 == "prefix") res[$1, $2, "prefix"] = $7; srcs[$1, $2] = 1 }
+  if ($4 == A) how[$1, $6]++
+  res[$1, $2, $4] = $7; srcs[$1, $2] = 1 }
 END {
 	for (i = 1; i <= nt; i++) { t = order[i]; r = ""; b = 0; m = 0
 		for (j = 1; j <= n; j++) { split(keys[j], a, "\t"); if (a[1] != t) continue
-			x = s[keys[j], "prefix"] / s[keys[j], "nvcc"]; r = r " " x; b += x < 1; m++ }
+			x = s[keys[j], A] / s[keys[j], B]; r = r " " x; b += x < 1; m++ }
 		h = ""; for (q in how) { split(q, c, SUBSEP); if (c[1] == t) h = h (h ? "; " : "") how[q] " " c[2] }
-		d = 0; for (q in srcs) { split(q, c, SUBSEP); if (c[1] == t && res[t, c[2], "prefix"] != res[t, c[2], "nvcc"]) d++ }
-		printf "%s prefix/nvcc: median ratio %.3f, prefix faster in %d of %d (one-sided sign test p %.3f); steps_prefix: %s; %s\n",
-			t, med(r), b, m, sign_p(b, m), h, d ? d " sources with other resources" : "same resources" } }' "$tsv"
+		d = 0; for (q in srcs) { split(q, c, SUBSEP); if (c[1] == t && res[t, c[2], A] != res[t, c[2], B]) d++ }
+		printf "%s %s/%s: median ratio %.3f, %s faster in %d of %d (one-sided sign test p %.3f); %s: %s; %s\n",
+			t, A, B, med(r), A, b, m, sign_p(b, m), F, h, d ? d " sources with other resources" : "same resources" } }' "$tsv"

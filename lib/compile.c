@@ -476,11 +476,13 @@ static int header_part(const char *w, size_t *bytes)
  * tmp/ksci-steps.sh, the rest of it (the prefix's making script, the
  * device preprocessing command) into *plan.  0 done; -1 (why says it)
  * where nvcc is to run them itself.  $KSCI_NVCC_STEPS=serial: always nvcc
- * itself; $KSCI_NVCC_PREFIX=off: no prefix. */
+ * itself; $KSCI_NVCC_PREFIX=off: no prefix; $KSCI_NVCC_DLINK=joined: the
+ * device link after the halves (into *joined: 1). */
 static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, int hlines,
-		     struct nvcc_steps *plan, char *why)
+		     struct nvcc_steps *plan, int *joined, char *why)
 {
-	const char *mode = getenv("KSCI_NVCC_STEPS");
+	const char *mode = getenv("KSCI_NVCC_STEPS"), *dl = getenv("KSCI_NVCC_DLINK");
+	*joined = dl && strcmp(dl, "joined") == 0;
 	if (mode && strcmp(mode, "serial") == 0)
 		return errf(why, "KSCI_NVCC_STEPS=serial");
 	char p[PATH_MAX], modid[64], *dry[72];
@@ -514,7 +516,7 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 		const char *off = getenv("KSCI_NVCC_PREFIX");
 		struct nvcc_steps_pre pre = {wrapper_name("cuda"), src_name("cuda"), hlines};
 		int no_pre = off && strcmp(off, "off") == 0;
-		rc = nvcc_steps_plan(r.out, modid, no_pre ? NULL : &pre, plan, why);
+		rc = nvcc_steps_plan(r.out, modid, no_pre ? NULL : &pre, *joined, plan, why);
 		if (rc == 0 && no_pre)
 			snprintf(plan->pre_why, sizeof plan->pre_why, "KSCI_NVCC_PREFIX=off");
 	}
@@ -710,11 +712,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	 * what it may take is bounded: COMPILE_MEM_MB of address space (an
 	 * #include of /dev/zero), COMPILE_OUT_MB per file written (a 300 MB
 	 * initialised array never reaches the cache). */
-	char steps_why[ERRBUF] = "", prefix_why[ERRBUF] = "";
+	char steps_why[ERRBUF] = "", prefix_why[ERRBUF] = "", dlink_why[ERRBUF] = "";
 	struct nvcc_steps plan = {0};
 	size_t hbytes;
-	int hlines = header_part(wtext, &hbytes);
-	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, hlines, &plan, steps_why) == 0;
+	int hlines = header_part(wtext, &hbytes), joined = 0;
+	int steps = strcmp(backend, "cuda") == 0 && nvcc_plan(argv, o, tmp, key, hlines, &plan, &joined, steps_why) == 0;
 	const char *prefix = steps ? prefix_for(o, tmp, ident, wtext, hbytes, source, &plan, prefix_why) : NULL;
 	nvcc_steps_free(&plan);
 	char *sh[] = {"/bin/sh", "ksci-steps.sh", NULL};
@@ -733,6 +735,17 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			snprintf(prefix_why, sizeof prefix_why, "%s", first_line(w));
 			prefix = NULL;
 		}
+		free(w);
+	}
+	/* Where the device link ran: after the halves, on the joined object,
+	 * it says why (KSCI_NVCC_DLINK=joined: asked for). */
+	if (steps && joined)
+		snprintf(dlink_why, sizeof dlink_why, "KSCI_NVCC_DLINK=joined");
+	else if (steps) {
+		char *w = NULL;
+		snprintf(p, sizeof p, "%s/%s/%s", tmp, NVCC_STEPS_DIR, NVCC_DLINK_WHY);
+		if (access(p, F_OK) == 0 && file_read(p, &w, NULL, dlink_why) == 0)
+			snprintf(dlink_why, sizeof dlink_why, "%s", first_line(w));
 		free(w);
 	}
 	/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
@@ -798,6 +811,11 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			json_object_set_new(st, "steps_prefix", json_string(prefix ? prefix : "nvcc"));
 			if (prefix_why[0])
 				json_object_set_new(st, "steps_prefix_why", json_string(prefix_why));
+			/* Only a build that got to its link says where the link ran. */
+			if (ok)
+				json_object_set_new(st, "steps_dlink", json_string(dlink_why[0] ? "joined" : "early"));
+			if (ok && dlink_why[0])
+				json_object_set_new(st, "steps_dlink_why", json_string(dlink_why));
 		}
 	}
 	if (why[0])

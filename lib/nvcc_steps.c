@@ -19,11 +19,23 @@
  * and run as: module id written; {H1, H2 reading it} beside {D1, D2};
  * then {D3, D4 without its embedded copy} beside {H3 including our
  * fatbin.c, which points at an external symbol}; then the fatbinary
- * assembled into an object under that symbol and joined to H3's (ld -r:
- * nvlink wants a fatbinary in every host object); then L1-L4 on the
- * joined object.  Every command is nvcc's own text, run by sh as nvcc's
- * listing writes it; what this file adds is only file names it took from
- * the listing and checked to be plain (letters, digits, "._+-/").
+ * assembled into an object under that symbol; then L4 on H3's object and
+ * that one.  The device link, L1-L3, runs from the start beside the
+ * halves, on an object without device code: in a whole-program build
+ * (nvcc's default, no -rdc) it has nothing to link, and its output is the
+ * same bytes as on the real objects (nvlink's note holds its options, not
+ * its inputs; tests/sh/t45-nvcc-prefix.sh compares every seed's device
+ * code both ways) — that takes nvlink, fatbinary -link and the link
+ * stub's compile, 50-75 ms here, off the end of every build.  Where H3's
+ * object has device code of its own (a section named like a fatbinary's,
+ * a candidate's doing: only then could the link have something to do),
+ * or the early link failed, L1-L3 run again after, nvcc's way: on H3's
+ * object joined to the fatbinary's (ld -r: nvlink wants a fatbinary in
+ * every host object), and ksci-dlink.why says why; `joined` in
+ * nvcc_steps_plan asks for that way always.  Every command is nvcc's own
+ * text, run by sh as nvcc's listing writes it; what this file adds is only
+ * file names it took from the listing and checked to be plain (letters,
+ * digits, "._+-/").
  *
  * With a prefix (nvcc_steps.h), D1 runs as ksci_pp: the candidate's part
  * (the wrapper from its line K on, under a `#line K` in a directory of its
@@ -121,6 +133,21 @@ static const char fatbin_c[] =
 	"#ifdef __cplusplus\n"
 	"}\n"
 	"#endif\n";
+
+/* Why the host object (readelf -S -W of it) may have device code of its
+ * own, on a line; nothing where it has none: no section named like a
+ * fatbinary's or NVIDIA's (".nv..." where a name or a word starts) but the
+ * one wrapper fatbin_c makes (24 bytes of .nvFatBinSegment) and its
+ * relocations.  Only such an object could give nvlink something to link. */
+static const char own_awk[] =
+	"/^ *\\[ *[0-9]+\\]/ {\n"
+	"\tn++; x = $0; sub(/^ *\\[ *[0-9]+\\] */, \"\", x); l = tolower(x); split(x, f, \" \")\n"
+	"\tif (l !~ /fatbin/ && l !~ /(^|[^a-z0-9_])\\.nv/) next\n"
+	"\tif (f[1] == \".nvFatBinSegment\" && f[2] == \"PROGBITS\" && f[5] == \"000018\" && !seg) seg = 1\n"
+	"\telse if (!(f[1] == \".rela.nvFatBinSegment\" && f[2] == \"RELA\") && !why) why = \"a section \" x\n"
+	"}\n"
+	"END { if (!n) why = \"readelf listed no sections\"; else if (!why && !seg) why = \"no fatbinary wrapper of 24 bytes\"\n"
+	"\tif (why) print \"the host object may have device code of its own: \" why }\n";
 
 struct cmd {
 	char *text;   /* the command as listed (owned) */
@@ -356,14 +383,14 @@ void nvcc_steps_free(struct nvcc_steps *s)
 	s->script = s->mkpre = s->dev_pp = NULL;
 }
 
-int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvcc_steps_pre *pre,
+int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvcc_steps_pre *pre, int joined,
 		    struct nvcc_steps *res, char *e)
 {
 	memset(res, 0, sizeof *res);
 	struct cmd cmd[MAXCMD];
 	int nc = 0;
 	struct strbuf env = STRBUF_INIT, b = STRBUF_INIT;
-	char *out = NULL, *h2 = NULL, *d4 = NULL, *l1 = NULL, *l4 = NULL, *mk = NULL;
+	char *out = NULL, *h2 = NULL, *d4 = NULL, *l1 = NULL, *l1e = NULL, *l4 = NULL, *mk = NULL;
 	char *copy = strdup(listing ? listing : "");
 	if (!copy || !plain_path(module_id) || strchr(module_id, '/') || strchr(module_id, '.')) {
 		errf(e, copy ? "module id %s is not plain" : "out of memory", module_id);
@@ -458,31 +485,38 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 		errf(e, "cicc's stub includes %s, fatbinary writes %s", inc, fbc);
 		goto out;
 	}
-	char qobj[600], qobj2[600], emb[600], dir[512];
-	snprintf(obj2, sizeof obj2, "%s.fb.o", obj);
-	snprintf(qobj, sizeof qobj, "\"%s\"", obj);
-	snprintf(qobj2, sizeof qobj2, "\"%s\"", obj2);
-	snprintf(emb, sizeof emb, " --embedded-fatbin=\"%s\"", fbc);
+	char qobj[600], qobj2[600], qnodev[600], qobjs[1200], emb[600], dir[512];
 	snprintf(dir, sizeof dir, "%s", modf);
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	else
 		snprintf(dir, sizeof dir, ".");
+	snprintf(obj2, sizeof obj2, "%s.fb.o", obj);
+	snprintf(qobj, sizeof qobj, "\"%s\"", obj);
+	snprintf(qobj2, sizeof qobj2, "\"%s\"", obj2);
+	snprintf(qnodev, sizeof qnodev, "\"%s/ksci-nodev.o\"", dir);
+	snprintf(qobjs, sizeof qobjs, "\"%s\" \"%s/ksci-fatbin.o\"", obj, dir);
+	snprintf(emb, sizeof emb, " --embedded-fatbin=\"%s\"", fbc);
 	h2 = replace_once(H2->text, "--gen_module_id_file ", "");
 	d4 = replace_once(D4->text, emb, "");
 	l1 = replace_once(L1->text, qobj, qobj2);
-	l4 = replace_once(L4->text, qobj, qobj2);
-	if (!h2 || !d4 || !l1 || !l4) {
+	l1e = replace_once(L1->text, qobj, qnodev);
+	l4 = replace_once(L4->text, qobj, qobjs);
+	if (!h2 || !d4 || !l1 || !l1e || !l4) {
 		errf(e, "%s", !h2 ? "cudafe++'s --gen_module_id_file is not there once"
 			      : !d4 ? "fatbinary's --embedded-fatbin is not there once"
 				    : "the host object is not named once in nvlink's or the final link's step");
 		goto out;
 	}
-	char log[4][600];
-	static const char *const logname[] = {"ksci-host1.log", "ksci-dev1.log", "ksci-dev2.log", "ksci-host2.log"};
-	for (int k = 0; k < 4; k++)
+	char log[5][600];
+	static const char *const logname[] = {"ksci-host1.log", "ksci-dev1.log", "ksci-dev2.log", "ksci-host2.log",
+					      "ksci-link.log"};
+	for (int k = 0; k < 5; k++)
 		snprintf(log[k], sizeof log[k], "%s/%s", dir, logname[k]);
+	/* The host compiler as the listing names it (its first word). */
+	const char *cc = H3->text;
+	int ccn = (int)(*cc == '"' ? (size_t)(strchr(cc + 1, '"') - cc) + 1 : strcspn(cc, " "));
 
 	sb_add(&b, "# kcompile (lib/nvcc_steps.c): nvcc's steps from its --dryrun, host and device halves at once\n");
 	sb_add(&b, env.buf ? env.buf : "");
@@ -498,6 +532,13 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 	 * failed first — t45 nvcc-prefix-header-poisons, under load, read a
 	 * prefix as used whose candidate's part had failed. */
 	sb_add(&b, "ksci_end() {\n\tcase $1 in 129 | 130 | 137 | 143) kill -$(($1 - 128)) $$ ;; esac\n\twait\n\texit \"$1\"\n}\n");
+	if (!joined) {
+		/* Why H3's object may have device code of its own (nothing: it
+		 * has none) into ksci-own.why. */
+		sb_add(&b, "ksci_own() {\n\tLC_ALL=C readelf -S -W \"$1\" 2>&1 | awk ");
+		sq(&b, own_awk);
+		sb_printf(&b, " >'%s/ksci-own.why'\n\treturn 0\n}\n", dir);
+	}
 	for (int k = 0; k < first; k++) {
 		struct cmd *c = &cmd[k];
 		const char *rest = c->text + strcspn(c->text, " ");
@@ -516,6 +557,20 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 	sb_add(&b, " >");
 	sq(&b, modf);
 	sb_add(&b, " || exit 1\n");
+	if (!joined) {
+		struct strbuf a = STRBUF_INIT, c = STRBUF_INIT;
+		sb_printf(&a, "%.*s -c -x assembler /dev/null -o %s", ccn, cc, qnodev);
+		sb_printf(&c, "%s && %s && %s", l1e, L2->text, L3->text);
+		if (!a.buf || !c.buf) {
+			sb_release(&a);
+			sb_release(&c);
+			errf(e, "out of memory");
+			goto out;
+		}
+		half(&b, a.buf, c.buf, log[4], "k");
+		sb_release(&a);
+		sb_release(&c);
+	}
 	half(&b, H1->text, h2, log[0], "h");
 	half(&b, mk ? "ksci_pp" : D1->text, D2->text, log[1], "d");
 	collect(&b, "h", log[0]);
@@ -523,23 +578,34 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 	sb_add(&b, "cat >");
 	sq(&b, fbc);
 	sb_printf(&b, " <<'KSCI_EOF' || exit 1\n%sKSCI_EOF\n", fatbin_c);
+	char own[600];
+	snprintf(own, sizeof own, "ksci_own %s", qobj);
 	half(&b, D3->text, d4, log[2], "d");
-	half(&b, H3->text, NULL, log[3], "h");
+	half(&b, H3->text, joined ? NULL : own, log[3], "h");
 	collect(&b, "d", log[2]);
 	collect(&b, "h", log[3]);
-	/* The host compiler as the listing names it (its first word). */
-	const char *cc = H3->text;
-	size_t ccn = *cc == '"' ? (size_t)(strchr(cc + 1, '"') - cc) + 1 : strcspn(cc, " ");
 	sb_printf(&b, "printf '\\t.section .nv_fatbin, \"a\"\\n\\t.balign 8\\n\\t.globl ksci_fatbin_data\\n"
 		      "\\t.hidden ksci_fatbin_data\\nksci_fatbin_data:\\n\\t.incbin \"%%s\"\\n"
 		      "\\t.section .note.GNU-stack,\"\",@progbits\\n' ");
 	sq(&b, fatbin);
-	sb_printf(&b, " >'%s/ksci-fatbin.s' &&\n\t%.*s -c '%s/ksci-fatbin.s' -o '%s/ksci-fatbin.o' &&\n"
-		      "\t%.*s -r -nostdlib -o '%s' '%s' '%s/ksci-fatbin.o' || ksci_end $?\n",
-		  dir, (int)ccn, cc, dir, dir, (int)ccn, cc, obj2, obj, dir);
-	const char *link[] = {l1, L2->text, L3->text, l4};
-	for (int k = 0; k < 4; k++)
-		sb_printf(&b, "%s || ksci_end $?\n", link[k]);
+	sb_printf(&b, " >'%s/ksci-fatbin.s' &&\n\t%.*s -c '%s/ksci-fatbin.s' -o '%s/ksci-fatbin.o' || ksci_end $?\n", dir,
+		  ccn, cc, dir, dir);
+	/* The device link after, nvcc's way: on H3's object joined to the
+	 * fatbinary's. */
+	const char *ind = joined ? "" : "\t";
+	if (!joined)
+		sb_printf(&b, "wait $k; s=$?\n"
+			      "if [ $s = 0 ] && [ -e '%s/ksci-own.why' ] && ! [ -s '%s/ksci-own.why' ]; then\n"
+			      "\tcat '%s'\nelse\n"
+			      "\tif [ $s = 0 ]; then cat '%s/ksci-own.why'; else echo \"the device link beside the halves failed (exit status $s)\"; fi >'%s/%s'\n",
+			  dir, dir, log[4], dir, dir, NVCC_DLINK_WHY);
+	sb_printf(&b, "%s%.*s -r -nostdlib -o '%s' '%s' '%s/ksci-fatbin.o' || ksci_end $?\n", ind, ccn, cc, obj2, obj, dir);
+	const char *link[] = {l1, L2->text, L3->text};
+	for (int k = 0; k < 3; k++)
+		sb_printf(&b, "%s%s || ksci_end $?\n", ind, link[k]);
+	if (!joined)
+		sb_add(&b, "fi\n");
+	sb_printf(&b, "%s || ksci_end $?\n", l4);
 	out = sb_detach(&b, NULL);
 	res->dev_pp = strdup(D1->text);
 	if (!out || !res->dev_pp) {
@@ -560,6 +626,7 @@ out:
 	free(h2);
 	free(d4);
 	free(l1);
+	free(l1e);
 	free(l4);
 	free(copy);
 	return res->script ? 0 : -1;

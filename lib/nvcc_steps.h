@@ -7,10 +7,13 @@
  * about half of a candidate's compile, and only two things tie them: cicc
  * reads the module id that cudafe++ writes, and the host object includes
  * the device side's fatbinary.  Given nvcc's `--dryrun` listing of the
- * build, nvcc_steps_script writes a POSIX sh script that runs the very
+ * build, nvcc_steps_plan writes a POSIX sh script that runs the very
  * same commands, the two halves side by side: the module id is written
  * first (for both to read), and the host object refers to the fatbinary
  * by a symbol that an object assembled from it afterwards provides.  The
+ * device link (nvlink and the link stub), which in a whole-program build
+ * has nothing to link, runs beside the halves from the start instead of
+ * after them (nvcc_steps.c says when it cannot).  The
  * device code is nvcc's, byte for byte (the same cubin, the same
  * fatbinary; only the module id, which names internal-linkage symbols,
  * is ours).  This is the approach of sccache's nvcc support: nvcc's own
@@ -67,6 +70,9 @@ extern const char *const nvcc_prefix_ext[];
 #define NVCC_PREFIX_NEW "ksci-new"
 /* Why the build did not use the prefix it was given (a line of text). */
 #define NVCC_PREFIX_WHY "ksci-pre.why"
+/* Why the build ran the device link after the halves, on the joined
+ * object, where it was to run beside them (a line of text). */
+#define NVCC_DLINK_WHY "ksci-dlink.why"
 
 /* The wrapper's header part. */
 struct nvcc_steps_pre {
@@ -85,9 +91,11 @@ struct nvcc_steps {
 /* listing: the `#$ ` lines nvcc --dryrun --keep --keep-dir NVCC_STEPS_DIR
  * printed for a build of one .cu into out.so in the current directory;
  * module_id: the id both front ends use (letters, digits, '_'; unique to
- * the source); pre: the header part, or NULL (no prefix).  0, or -1 with
- * e (and nothing in out). */
-int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvcc_steps_pre *pre,
+ * the source); pre: the header part, or NULL (no prefix); joined: the
+ * device link after the halves, on the joined object, always (nvcc's
+ * order; else beside the halves where it can be, nvcc_steps.c says why
+ * that is the same).  0, or -1 with e (and nothing in out). */
+int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvcc_steps_pre *pre, int joined,
 		    struct nvcc_steps *out, char *e);
 void nvcc_steps_free(struct nvcc_steps *s);
 

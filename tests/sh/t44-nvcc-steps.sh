@@ -16,6 +16,10 @@
 #   once, and the other half's output does not follow it.
 # - nvcc-steps-failed-half-waits-for-the-other: the script ends only when
 #   both halves have (the other is not killed with it).
+# - nvcc-steps-device-link-early: the device link beside the halves, on an
+#   object without device code; after them, on the joined object, where the
+#   host object may have device code of its own, where the early one failed,
+#   and with KSCI_NVCC_DLINK=joined (compile.steps_dlink, _why).
 # - nvcc-steps-killed-step-is-transient: a step killed by a signal is the
 #   machine's failure, not cached.
 # - KSCI_NVCC_STEPS=serial, a listing of another shape, a --dryrun that
@@ -63,6 +67,7 @@ case $me in
 fakecc)
 	has -r "$@" && exec gcc "$@"
 	has -c "$@" && ending .s "$@" >/dev/null && exec gcc "$@"
+	has -c "$@" && has assembler "$@" && exec gcc "$@"
 	out=$(opt -o "$@")
 	if has -E "$@"; then
 		case $out in
@@ -76,7 +81,13 @@ fakecc)
 		step "host compile"
 		need "$in"
 		handshake hostcc ptxas
-		echo 'int ksci_fake_host;' | gcc -x c -c - -o "$out" || exit
+		# As nvcc's host object: the fatbinary's wrapper (24 bytes of
+		# .nvFatBinSegment); FAKE_OWN=1, device code of its own too.
+		{
+			printf '\t.globl ksci_fake_host\n\t.data\nksci_fake_host:\n\t.long 0\n'
+			printf '\t.section .nvFatBinSegment,"aw"\n\t.zero 24\n'
+			[ "${FAKE_OWN:-}" = 1 ] && printf '\t.section .nv_fatbin,"a"\n\t.zero 8\n'
+		} | gcc -x assembler -c - -o "$out" || exit
 	elif ending link.stub "$@" >/dev/null; then
 		step "link stub compile"
 		: >"$out"
@@ -137,7 +148,10 @@ fatbinary)
 	;;
 nvlink)
 	step "device link"
-	need "$(ending .o "$@")"
+	in=$(ending .o "$@")
+	need "$in"
+	printf '%s\n' "${in##*/}" >>"$state/nvlink.inputs"
+	case $in in *ksci-nodev.o) [ "${FAKE_FAIL:-}" = nvlink-early ] && die "a fake failure of the early link" ;; esac
 	: >"$(opt -o "$@")"
 	: >"$(eqopt --register-link-binaries= "$@")"
 	;;
@@ -236,8 +250,35 @@ ok "cudafe++ ran without --gen_module_id_file (it reads the script's id)" \
 	sh -c 'test -s state/cudafe++.args && ! grep -q -- --gen_module_id_file state/cudafe++.args'
 ok "fatbinary (not -link) ran without --embedded-fatbin" \
 	sh -c 'test -s state/fatbinary.args && ! grep -q -- --embedded-fatbin state/fatbinary.args'
-ok "the final link got the host object joined with the assembled fatbinary" \
+ok "the final link got the host object and the assembled fatbinary" \
 	sh -c 'grep -q " ksci_fatbin_data$" state/final-link.nm && grep -q " ksci_fake_host$" state/final-link.nm'
+
+# --- nvcc-steps-device-link-early ---------------------------------------------
+# The device link (nvlink, fatbinary -link, the link stub), which has nothing
+# to link in a whole-program build, ran after the halves; now beside them, on
+# an object without device code, once.
+expect_eq "device link early: once, on the object without device code" "ksci-nodev.o" "$(cat state/nvlink.inputs)"
+expect_eq "device link early: the record says so, with no why" "early null" "$(field par '"\(.compile.steps_dlink) \(.compile.steps_dlink_why)"')"
+not_ok_is "device link early: the final link took no joined object" grep -q 'fb.o' state/final-link.nm
+fresh
+FAKE_OWN=1 compile own '__global__ void k1o() {}'
+expect_eq "a host object with device code of its own: linked again after, on the joined object" \
+	"ksci-nodev.o ksci_wrapper.o.fb.o" "$(sort state/nvlink.inputs | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "...the record says joined, and why" \
+	"compiled joined the host object may have device code of its own: a section .nv_fatbin" \
+	"$(field own '"\(.status) \(.compile.steps_dlink) \(.compile.steps_dlink_why)"' | sed 's/\(.nv_fatbin\) .*/\1/')"
+expect_eq "...its log has the device link's lines once" 1 "$(grep -c '^nvlink: device link' own.log)"
+fresh
+FAKE_FAIL=nvlink-early compile early-fail '__global__ void k1f() {}'
+expect_eq "the early device link failed: linked again after, compiled" \
+	"compiled joined the device link beside the halves failed (exit status 1)" \
+	"$(field early-fail '"\(.status) \(.compile.steps_dlink) \(.compile.steps_dlink_why)"')"
+not_ok_is "...the early failure's message is not in the log" grep -q 'a fake failure of the early link' early-fail.log
+fresh
+KSCI_NVCC_DLINK=joined compile joined '__global__ void k1j() {}'
+expect_eq "KSCI_NVCC_DLINK=joined: one device link, after, on the joined object, and why" \
+	"ksci_wrapper.o.fb.o joined KSCI_NVCC_DLINK=joined" \
+	"$(cat state/nvlink.inputs) $(field joined '"\(.compile.steps_dlink) \(.compile.steps_dlink_why)"')"
 
 # --- nvcc-steps-log-in-nvcc-order ------------------------------------------
 # The halves ran at once (above), yet the log is nvcc's order.

@@ -21,6 +21,10 @@
 #   the prefix, enters a file by a relative name, names import.
 # - nvcc-prefix-header-changed: a header of the prefix rewritten, the prefix
 #   is made again (the cached one's reason given).
+# - nvcc-dlink-early-same-device-code-every-seed: the device link beside the
+#   halves (lib/nvcc_steps.c), against after them on the joined object
+#   (KSCI_NVCC_DLINK=joined): every seed's fatbinaries the same bytes; a host
+#   object with a section of NVIDIA's name is linked the joined way.
 # - in bubblewrap's sandbox (kcompile's default): made, then from the cache.
 . "$(dirname "$0")/lib.sh"
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
@@ -53,7 +57,7 @@ dev() {
 	local so
 	so=$(nth "$1" "$2" | jq -r .compile.artifact)
 	objcopy -O binary --only-section=.nv_fatbin "$so" "$T/fb.bin" 2>/dev/null || { echo "no device code"; return; }
-	perl -0777 -pe 's/[a-z]+[01]\/compile\/tmp\.2\@[^\/\0]*?\.[A-Za-z0-9]{6}/CACHE\/BUILD/g;
+	perl -0777 -pe 's/[a-z]+[012]\/compile\/tmp\.2\@[^\/\0]*?\.[A-Za-z0-9]{6}/CACHE\/BUILD/g;
 		s/((?:candidate|ksci_wrapper)\.cu\0[\0-\x7f])[\x80-\xff]{4}[\0-\x7f]/$1\0\0\0\0\0/g' "$T/fb.bin" | md5sum | cut -c1-32
 }
 
@@ -90,6 +94,38 @@ for i in $(seq 0 $((total - 1))); do
 done
 expect_eq "nvcc-prefix-same-device-code-every-seed: the fatbinary the same byte for byte" 0 "$diff_dev"
 expect_eq "...and the compile log the same" 0 "$diff_log"
+
+# --- nvcc-dlink-early-same-device-code-every-seed ---------------------------------
+# The device link beside the halves, on an object without device code (on.nd),
+# against nvcc's order, after them on the joined object (KSCI_NVCC_DLINK=joined):
+# the .so's fatbinaries (the link's own among them) the same bytes.
+kc seeds2 KSCI_NVCC_DLINK=joined <seeds.nd >joined.nd
+expect_eq "device link: early in every build, joined where asked" "$total early $total joined" \
+	"$(jq -r .compile.steps_dlink on.nd | grep -c '^early$') early $(jq -r .compile.steps_dlink joined.nd | grep -c '^joined$') joined"
+diff_dev=0 diff_log=0
+for i in $(seq 0 $((total - 1))); do
+	a=$(dev "$i" on.nd) b=$(dev "$i" joined.nd)
+	if [ "$a" != "$b" ] || [ "$a" = "no device code" ]; then
+		echo "# $(nth "$i" on.nd | jq -r .task): device code $a with the early link, $b joined"
+		diff_dev=$((diff_dev + 1))
+	fi
+	[ "$(log "$i" on.nd)" = "$(log "$i" joined.nd)" ] || diff_log=$((diff_log + 1))
+done
+expect_eq "nvcc-dlink-early-same-device-code-every-seed: the fatbinaries the same byte for byte" 0 "$diff_dev"
+expect_eq "...and the compile log the same" 0 "$diff_log"
+# A host object with a section of NVIDIA's name: the link after, joined.
+{
+	cat "$ROOT/data/tasks/matmul/seed.cu"
+	printf '#ifndef __CUDA_ARCH__\n__attribute__((used, section(".nv_ksci_test"))) static const char ksci_own[8] = "own";\n#endif\n'
+} >own.cu
+rec matmul own.cu | kc seeds1 >own1.nd
+rec matmul own.cu | kc seeds2 KSCI_NVCC_DLINK=joined >own2.nd
+expect_eq "a host section named .nv...: the device link after, joined, and why" \
+	"compiled joined the host object may have device code of its own: a section .nv_ksci_test" \
+	"$(jq -r '"\(.status) \(.compile.steps_dlink) \(.compile.steps_dlink_why)"' own1.nd | sed 's/\(.nv_ksci_test\) .*/\1/')"
+own=$(dev 0 own1.nd)
+ok "...the same device code as asked to link joined ($own)" \
+	test "$own" = "$(dev 0 own2.nd)" -a "$own" != "no device code"
 
 # --- in the sandbox, as kcompile runs by default ---------------------------------
 # mkpre and the build both run in bubblewrap's jail, which sees the build

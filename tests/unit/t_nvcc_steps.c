@@ -73,11 +73,12 @@ static int count(const char *s, const char *what)
 }
 
 /* The build script for listing (NULL with e where refused), with the
- * header part pre or none. */
-static char *script_of(const char *listing, const char *modid, const struct nvcc_steps_pre *pre, char *e)
+ * header part pre or none, the device link beside the halves or (joined)
+ * after them. */
+static char *script_of(const char *listing, const char *modid, const struct nvcc_steps_pre *pre, int joined, char *e)
 {
 	struct nvcc_steps p;
-	if (nvcc_steps_plan(listing, modid, pre, &p, e) < 0)
+	if (nvcc_steps_plan(listing, modid, pre, joined, &p, e) < 0)
 		return NULL;
 	char *s = p.script;
 	p.script = NULL;
@@ -90,7 +91,7 @@ static void refused(const char *name, const char *old, const char *rep, const ch
 {
 	char e[ERRBUF] = "";
 	char *l = subst(listing13, old, rep);
-	char *s = script_of(l, MODID, NULL, e);
+	char *s = script_of(l, MODID, NULL, 0, e);
 	T_OK(!s && strstr(e, why), "%s: refused (%s)", name, e);
 	free(s);
 	free(l);
@@ -111,6 +112,30 @@ static int is_sh(const char *s)
 	return ok;
 }
 
+/* The device link beside the halves: on an object without device code,
+ * started before them, printed after the host compile's output; the final
+ * link takes H3's object and the fatbinary's; after H3, whether its object
+ * has device code of its own; where it may, or the early link failed, the
+ * link again nvcc's way, on the joined object. */
+static void early_link(const char *s)
+{
+	const char *k = strstr(s, "gcc -c -x assembler /dev/null -o \"ksci-steps/ksci-nodev.o\" && nvlink "),
+		   *h = strstr(s, "cudafe++"), *own = strstr(s, "&& ksci_own \"ksci-steps/ksci_wrapper.o\"; }"),
+		   *h3 = strstr(s, ".cudafe1.cpp\" -o"), *wk = strstr(s, "wait $k; s=$?"),
+		   *log = strstr(s, "\tcat 'ksci-steps/ksci-link.log'\nelse\n"), *why = strstr(s, ">'ksci-steps/ksci-dlink.why'"),
+		   *join = strstr(s, "\tgcc -r -nostdlib -o 'ksci-steps/ksci_wrapper.o.fb.o' 'ksci-steps/ksci_wrapper.o'"),
+		   *l1 = strstr(s, "\tnvlink "), *fi = strstr(s, "\nfi\n"),
+		   *l4 = strstr(s, "\"ksci-steps/out_dlink.o\" \"ksci-steps/ksci_wrapper.o\" \"ksci-steps/ksci-fatbin.o\" -shared");
+	T_OK(k && h && k < h && strstr(k, "\"ksci-steps/ksci-nodev.o\"  -lcudadevrt") && strstr(k, "link.stub") < h,
+	     "the device link (nvlink, fatbinary -link, the stub) starts before the halves, on an object without device code");
+	T_OK(h3 && own && h3 < own && own < wk && wk < log && log < why && why < join && join < l1 && l1 < fi && fi < l4,
+	     "after H3 the object is looked at; the early link's output where it stands, else the link again, joined");
+	T_OK(count(s, "\"ksci-steps/ksci_wrapper.o.fb.o\"") == 1 && l4 && !strstr(l4, "fb.o"),
+	     "the final link takes H3's object and the fatbinary's, not joined");
+	T_OK(strstr(s, "LC_ALL=C readelf -S -W \"$1\" 2>&1 | awk ") && strstr(s, ">'ksci-steps/ksci-own.why'\n\treturn 0\n}"),
+	     "ksci_own: readelf's sections, why into ksci-own.why, never a failure");
+}
+
 static const struct nvcc_steps_pre pre3 = {"ksci_wrapper.cu", "candidate.cu", 3};
 
 /* With a header part: the device half's preprocessing is ksci_pp, mkpre
@@ -119,7 +144,7 @@ static void prefix(void)
 {
 	char e[ERRBUF] = "";
 	struct nvcc_steps p;
-	T_OK(nvcc_steps_plan(listing13, MODID, &pre3, &p, e) == 0 && p.mkpre, "a header part: the plan has mkpre (%s)",
+	T_OK(nvcc_steps_plan(listing13, MODID, &pre3, 0, &p, e) == 0 && p.mkpre, "a header part: the plan has mkpre (%s)",
 	     p.mkpre ? "" : p.pre_why);
 	if (!p.mkpre)
 		return;
@@ -144,19 +169,19 @@ static void prefix(void)
 	     "mkpre: the files list is moved last (its presence says the others are whole)");
 	nvcc_steps_free(&p);
 
-	T_OK(nvcc_steps_plan(listing13, MODID, NULL, &p, e) == 0 && !p.mkpre && strstr(p.script, "ksci_pp") == NULL,
+	T_OK(nvcc_steps_plan(listing13, MODID, NULL, 0, &p, e) == 0 && !p.mkpre && strstr(p.script, "ksci_pp") == NULL,
 	     "no header part: no mkpre, nvcc's own preprocessing");
 	nvcc_steps_free(&p);
 	char *l = subst(listing13, "-include \"cuda_runtime.h\"", "-include cuda_runtime.h");
-	T_OK(nvcc_steps_plan(l, MODID, &pre3, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "-include") &&
+	T_OK(nvcc_steps_plan(l, MODID, &pre3, 0, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "-include") &&
 	     strstr(p.script, "ksci_pp") == NULL, "a -include of another form: no prefix (%s)", p.pre_why);
 	nvcc_steps_free(&p);
 	free(l);
 	static const struct nvcc_steps_pre other = {"other.cu", "candidate.cu", 3}, slash = {"ksci_wrapper.cu", "../c.cu", 3};
-	T_OK(nvcc_steps_plan(listing13, MODID, &other, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "once as"),
+	T_OK(nvcc_steps_plan(listing13, MODID, &other, 0, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "once as"),
 	     "a wrapper the listing does not preprocess: no prefix (%s)", p.pre_why);
 	nvcc_steps_free(&p);
-	T_OK(nvcc_steps_plan(listing13, MODID, &slash, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "not plain"),
+	T_OK(nvcc_steps_plan(listing13, MODID, &slash, 0, &p, e) == 0 && !p.mkpre && strstr(p.pre_why, "not plain"),
 	     "a candidate's name with a slash: no prefix (%s)", p.pre_why);
 	nvcc_steps_free(&p);
 }
@@ -164,7 +189,7 @@ static void prefix(void)
 int main(void)
 {
 	char e[ERRBUF] = "";
-	char *s = script_of(listing13, MODID, NULL, e);
+	char *s = script_of(listing13, MODID, NULL, 0, e);
 	T_OK(s != NULL, "CUDA 13's listing is known (%s)", s ? "" : e);
 	if (!s)
 		return T_DONE();
@@ -174,11 +199,12 @@ int main(void)
 	T_OK(strstr(s, "--gen_module_id_file ") == NULL && count(s, "--module_id_file_name") == 2,
 	     "cudafe++ reads the id instead of making one; cicc reads the same file");
 	T_OK(strstr(s, "--embedded-fatbin=\"ksci-steps/ksci_wrapper.fatbin.c\"") == NULL &&
-	     count(s, "--embedded-fatbin") == 1, "fatbinary writes no fatbin.c (the host object has ours); the link's does");
+	     count(s, "--embedded-fatbin") == 2,
+	     "fatbinary writes no fatbin.c (the host object has ours); the link's does (early, and again where it must)");
 	T_OK(strstr(s, "FATBINC_MAGIC, FATBINC_VERSION, ksci_fatbin_data") != NULL &&
 	     strstr(s, "cat >'ksci-steps/ksci_wrapper.fatbin.c' <<'KSCI_EOF'") != NULL,
 	     "the host object's fatbin.c points at the fatbinary by name");
-	T_OK(count(s, " 2>&1 &\n") == 4, "two halves at once, twice");
+	T_OK(count(s, " 2>&1 &\n") == 5, "two halves at once, twice, and the device link beside them");
 	const char *h1 = strstr(s, "cudafe++"), *d1 = strstr(s, "/cicc\""), *w1 = strstr(s, "wait $h"),
 		   *p3 = strstr(s, "ptxas -arch"), *h3 = strstr(s, ".cudafe1.cpp\" -o");
 	T_OK(h1 && d1 && w1 && p3 && h3 && h1 < d1 && d1 < w1 && w1 < p3 && p3 < h3,
@@ -187,10 +213,7 @@ int main(void)
 	     strstr(s, "cat 'ksci-steps/ksci-dev1.log'") < strstr(s, "cat 'ksci-steps/ksci-dev2.log'") &&
 	     strstr(s, "cat 'ksci-steps/ksci-dev2.log'") < strstr(s, "cat 'ksci-steps/ksci-host2.log'"),
 	     "the halves' output comes out in nvcc's order");
-	T_OK(count(s, "\"ksci-steps/ksci_wrapper.o.fb.o\"") == 2 &&
-	     strstr(s, "-r -nostdlib -o 'ksci-steps/ksci_wrapper.o.fb.o' 'ksci-steps/ksci_wrapper.o'") != NULL &&
-	     strstr(s, ".incbin \"%s\"") != NULL && strstr(s, "'ksci-steps/ksci_wrapper.fatbin' >") != NULL,
-	     "nvlink and the final link take the host object joined to the assembled fatbinary");
+	early_link(s);
 	T_OK(strstr(s, "CICC_PATH='/usr/local/cuda/bin/../nvvm/bin'; export CICC_PATH") != NULL &&
 	     strstr(s, "INCLUDES=") == NULL && strstr(s, "LIBRARIES=") == NULL,
 	     "nvcc's assignments are exported, those with quotes left to the commands that spell them out");
@@ -211,13 +234,21 @@ int main(void)
 	refused("an unclosed quote", "#$ nvlink", "#$ \"unclosed\n#$ nvlink", "unclosed quote");
 	refused("the host object named twice in the final link", "\"ksci-steps/ksci_wrapper.o\" -shared",
 		"\"ksci-steps/ksci_wrapper.o\" \"ksci-steps/ksci_wrapper.o\" -shared", "not named once");
-	s = script_of("", MODID, NULL, e);
+	s = script_of(listing13, MODID, NULL, 1, e);
+	T_OK(s && count(s, " 2>&1 &\n") == 4 && !strstr(s, "ksci-nodev") && !strstr(s, "ksci_own") && !strstr(s, "\nif ") &&
+	     count(s, "\"ksci-steps/ksci_wrapper.o.fb.o\"") == 1 &&
+	     strstr(s, "-r -nostdlib -o 'ksci-steps/ksci_wrapper.o.fb.o' 'ksci-steps/ksci_wrapper.o'") <
+		     strstr(s, "\nnvlink ") &&
+	     strstr(s, "\nnvlink ") < strstr(s, "\ng++ "),
+	     "joined: the device link after the halves, on the joined object, nvcc's order");
+	free(s);
+	s = script_of("", MODID, NULL, 0, e);
 	T_OK(!s, "an empty listing is refused (%s)", e);
 	free(s);
-	s = script_of(listing13, "_x y", &pre3, e);
+	s = script_of(listing13, "_x y", &pre3, 0, e);
 	T_OK(!s && strstr(e, "not plain"), "a module id that is not one word is refused (%s)", e);
 	free(s);
-	s = script_of(listing13, "../x", NULL, e);
+	s = script_of(listing13, "../x", NULL, 0, e);
 	T_OK(!s && strstr(e, "not plain"), "a module id that is a path is refused (%s)", e);
 	free(s);
 	prefix();
