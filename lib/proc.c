@@ -10,7 +10,7 @@
  * looked at again only after the loop's 50 ms sleep: every run took up to
  * 50 ms more than the child (kcompile's nvcc plan, build script and rm
  * -rf: 40-90 ms of a compile's seconds outside the compiler, and more in
- * compiler_seconds; tests/unit/t_proc.c proc-run-sleeps-after-the-child).
+ * compiler_seconds; tests/unit/t_exec.c proc-run-sleeps-after-the-child).
  * Where the kernel has no pidfd, the loop looks every millisecond.
  */
 #include "proc.h"

@@ -61,6 +61,25 @@ dev() {
 		s/((?:candidate|ksci_wrapper)\.cu\0[\0-\x7f])[\x80-\xff]{4}[\0-\x7f]/$1\0\0\0\0\0/g' "$T/fb.bin" | md5sum | cut -c1-32
 }
 
+# same_both_ways A B WAY-A WAY-B: each record of A against B's: diff_dev, the
+# records whose device code differs (or is missing), diff_log, those whose
+# compile log differs.
+same_both_ways() {
+	local i a b
+	diff_dev=0 diff_log=0
+	for i in $(seq 0 $((total - 1))); do
+		a=$(dev "$i" "$1") b=$(dev "$i" "$2")
+		if [ "$a" != "$b" ] || [ "$a" = "no device code" ]; then
+			echo "# $(nth "$i" "$1" | jq -r .task): device code $a $3, $b $4"
+			diff_dev=$((diff_dev + 1))
+		fi
+		if [ "$(log "$i" "$1")" != "$(log "$i" "$2")" ]; then
+			echo "# $(nth "$i" "$1" | jq -r .task): the compile log differs"
+			diff_log=$((diff_log + 1))
+		fi
+	done
+}
+
 # --- nvcc-prefix-same-device-code-every-seed ----------------------------------
 : >seeds.nd
 for f in "$ROOT"/data/tasks/*/seed.cu; do
@@ -80,18 +99,7 @@ expect_eq "with the prefix: made once per task, from the cache after" \
 	"$(printf 'made %.0s' $(seq "$n"))cached cached cached " "$(jq -r '.compile.steps_prefix' on.nd | tr '\n' ' ')"
 expect_eq "KSCI_NVCC_PREFIX=off: nvcc's own, and why" "$total" \
 	"$(jq -s 'map(select(.compile.steps_prefix == "nvcc" and .compile.steps_prefix_why == "KSCI_NVCC_PREFIX=off")) | length' off.nd)"
-diff_dev=0 diff_log=0
-for i in $(seq 0 $((total - 1))); do
-	a=$(dev "$i" on.nd) b=$(dev "$i" off.nd)
-	if [ "$a" != "$b" ] || [ "$a" = "no device code" ]; then
-		echo "# $(nth "$i" on.nd | jq -r .task): device code $a with the prefix, $b without"
-		diff_dev=$((diff_dev + 1))
-	fi
-	if [ "$(log "$i" on.nd)" != "$(log "$i" off.nd)" ]; then
-		echo "# $(nth "$i" on.nd | jq -r .task): the compile log differs"
-		diff_log=$((diff_log + 1))
-	fi
-done
+same_both_ways on.nd off.nd "with the prefix" "without"
 expect_eq "nvcc-prefix-same-device-code-every-seed: the fatbinary the same byte for byte" 0 "$diff_dev"
 expect_eq "...and the compile log the same" 0 "$diff_log"
 
@@ -102,15 +110,7 @@ expect_eq "...and the compile log the same" 0 "$diff_log"
 kc seeds2 KSCI_NVCC_DLINK=joined <seeds.nd >joined.nd
 expect_eq "device link: early in every build, joined where asked" "$total early $total joined" \
 	"$(jq -r .compile.steps_dlink on.nd | grep -c '^early$') early $(jq -r .compile.steps_dlink joined.nd | grep -c '^joined$') joined"
-diff_dev=0 diff_log=0
-for i in $(seq 0 $((total - 1))); do
-	a=$(dev "$i" on.nd) b=$(dev "$i" joined.nd)
-	if [ "$a" != "$b" ] || [ "$a" = "no device code" ]; then
-		echo "# $(nth "$i" on.nd | jq -r .task): device code $a with the early link, $b joined"
-		diff_dev=$((diff_dev + 1))
-	fi
-	[ "$(log "$i" on.nd)" = "$(log "$i" joined.nd)" ] || diff_log=$((diff_log + 1))
-done
+same_both_ways on.nd joined.nd "with the early link" "joined"
 expect_eq "nvcc-dlink-early-same-device-code-every-seed: the fatbinaries the same byte for byte" 0 "$diff_dev"
 expect_eq "...and the compile log the same" 0 "$diff_log"
 # A host object with a section of NVIDIA's name: the link after, joined.
