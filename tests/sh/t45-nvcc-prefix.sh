@@ -134,8 +134,9 @@ for i in 1 2; do
 	{ cat "$ROOT/data/tasks/matmul/seed.cu"; printf '\n// sandboxed %s\n' "$i"; } >sb.cu
 	rec matmul sb.cu | KSCI_CACHE=$T/sandboxed kcompile -j 1 >"sb$i.nd"
 done
-expect_eq "in the sandbox: made, then from the cache" "bubblewrap compiled made bubblewrap compiled cached" \
-	"$(jq -r '"\(.compile.sandbox) \(.status) \(.compile.steps_prefix)"' sb1.nd sb2.nd | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "in the sandbox: made, then from the cache; the device link early in both" \
+	"bubblewrap compiled made early bubblewrap compiled cached early" \
+	"$(jq -r '"\(.compile.sandbox) \(.status) \(.compile.steps_prefix) \(.compile.steps_dlink)"' sb1.nd sb2.nd | tr '\n' ' ' | sed 's/ $//')"
 
 # --- a header of the prefix put in by hand ----------------------------------------
 mkdir -p inc bin
