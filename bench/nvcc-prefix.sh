@@ -21,13 +21,13 @@
 #   usage: bench/nvcc-prefix.sh [-r ROUNDS] [--mutants N] [--dlink] [TASK ...]   (default: 7 rounds; softmax matmul gemm_f16)
 #   env: KSCIBIN (default build/gpu/bin; build/bin on a machine without a GPU), KSCI_TASKS, OUT (default gpu-logs)
 set -euo pipefail
-rounds=7 mutants=0 A=prefix B=nvcc
+rounds=7 mutants=0 A=prefix B=nvcc F=steps_prefix
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	-r) rounds=${2:-}; [ $# -lt 2 ] || shift ;;
 	--mutants) mutants=${2:-}; [ $# -lt 2 ] || shift ;;
-	--dlink) A=early B=joined ;;
+	--dlink) A=early B=joined F=steps_dlink ;;
 	-*) echo "nvcc-prefix: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -51,11 +51,11 @@ for task in "$@"; do
 		[ $((r % 2)) = 0 ] && ways="$B $A"
 		for way in $ways; do
 			case $way in
-			prefix | nvcc) env=KSCI_NVCC_PREFIX=$([ "$way" = nvcc ] && echo off || echo on) f=steps_prefix ;;
-			*) env=KSCI_NVCC_DLINK=$way f=steps_dlink ;;
+			prefix | nvcc) env=KSCI_NVCC_PREFIX=$([ "$way" = nvcc ] && echo off || echo on) ;;
+			*) env=KSCI_NVCC_DLINK=$way ;;
 			esac
 			env "$env" "$BIN/kcompile" -j 1 --no-cache <"$tmp/$task.in" >"$tmp/out" 2>/dev/null || true
-			jq -r --arg t "$task" --arg r "$r" --arg w "$way" --arg f "$f" '[$t, (.id // "seed"), $r, $w, .compile.seconds,
+			jq -r --arg t "$task" --arg r "$r" --arg w "$way" --arg f "$F" '[$t, (.id // "seed"), $r, $w, .compile.seconds,
 				(.compile[$f] // "-") + (if .compile[$f + "_why"] then ": " + .compile[$f + "_why"] else "" end),
 				(.compile.resources | tojson)] | @tsv' "$tmp/out" >>"$tsv"
 		done
@@ -68,7 +68,7 @@ for task in "$@"; do
 			"$(awk -F'\t' -v t="$task" -v w="$way" '$1 == t && $4 == w { print $5 }' "$tsv" | med_min_max 3)"
 	done
 done
-awk -F'\t' -v A="$A" -v B="$B" -v F="$([ "$A" = prefix ] && echo steps_prefix || echo steps_dlink)" "$AWK_MED"'
+awk -F'\t' -v A="$A" -v B="$B" -v F="$F" "$AWK_MED"'
 function sign_p(b, n,   i, j, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
 { k = $1 "\t" $2 "\t" $3; s[k, $4] = $5; if (!seen[k]++) keys[++n] = k; if (!tk[$1]++) order[++nt] = $1
   if ($4 == A) how[$1, $6]++

@@ -532,6 +532,21 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 	return 0;
 }
 
+/* What the build script said in its file NAME (NVCC_PREFIX_WHY,
+ * NVCC_DLINK_WHY) in tmp's NVCC_STEPS_DIR: 1, its first line in why
+ * (ERRBUF); 0 where it wrote none (why as it was) or it could not be read
+ * (why says so). */
+static int steps_said(const char *tmp, const char *name, char *why)
+{
+	char p[PATH_MAX], *w = NULL;
+	snprintf(p, sizeof p, "%s/%s/%s", tmp, NVCC_STEPS_DIR, name);
+	int said = access(p, F_OK) == 0 && file_read(p, &w, NULL, why) == 0;
+	if (said)
+		snprintf(why, ERRBUF, "%s", first_line(w));
+	free(w);
+	return said;
+}
+
 /* Why the candidate's text may do what the prefix cannot stand for, or
  * NULL: #import a header of the prefix (gcc reads a file #imported only
  * once, and nvcc's own run had seen the prefix's headers where the
@@ -728,26 +743,14 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 	struct proc_result r;
 	int prc = run_jailed(o, tmp, steps ? sh : argv, &lim, &r, e);
 	/* Whether the build used the prefix: it says why where it did not. */
-	if (prefix) {
-		char *w = NULL;
-		snprintf(p, sizeof p, "%s/%s/%s", tmp, NVCC_STEPS_DIR, NVCC_PREFIX_WHY);
-		if (access(p, F_OK) == 0 && file_read(p, &w, NULL, prefix_why) == 0) {
-			snprintf(prefix_why, sizeof prefix_why, "%s", first_line(w));
-			prefix = NULL;
-		}
-		free(w);
-	}
+	if (prefix && steps_said(tmp, NVCC_PREFIX_WHY, prefix_why))
+		prefix = NULL;
 	/* Where the device link ran: after the halves, on the joined object,
 	 * it says why (KSCI_NVCC_DLINK=joined: asked for). */
 	if (steps && joined)
 		snprintf(dlink_why, sizeof dlink_why, "KSCI_NVCC_DLINK=joined");
-	else if (steps) {
-		char *w = NULL;
-		snprintf(p, sizeof p, "%s/%s/%s", tmp, NVCC_STEPS_DIR, NVCC_DLINK_WHY);
-		if (access(p, F_OK) == 0 && file_read(p, &w, NULL, dlink_why) == 0)
-			snprintf(dlink_why, sizeof dlink_why, "%s", first_line(w));
-		free(w);
-	}
+	else if (steps)
+		steps_said(tmp, NVCC_DLINK_WHY, dlink_why);
 	/* nvcc's intermediates (--keep: 4 MB of preprocessed source for a
 	 * 100 KB out.so) never go into the cache; ksci-steps.sh, the recipe,
 	 * does.  (None where nvcc_plan made no directory.) */

@@ -558,18 +558,15 @@ int nvcc_steps_plan(const char *listing, const char *module_id, const struct nvc
 	sq(&b, modf);
 	sb_add(&b, " || exit 1\n");
 	if (!joined) {
-		struct strbuf a = STRBUF_INIT, c = STRBUF_INIT;
-		sb_printf(&a, "%.*s -c -x assembler /dev/null -o %s", ccn, cc, qnodev);
-		sb_printf(&c, "%s && %s && %s", l1e, L2->text, L3->text);
-		if (!a.buf || !c.buf) {
-			sb_release(&a);
-			sb_release(&c);
+		struct strbuf k = STRBUF_INIT;
+		sb_printf(&k, "%.*s -c -x assembler /dev/null -o %s && %s && %s && %s", ccn, cc, qnodev, l1e, L2->text,
+			  L3->text);
+		if (!k.buf) {
 			errf(e, "out of memory");
 			goto out;
 		}
-		half(&b, a.buf, c.buf, log[4], "k");
-		sb_release(&a);
-		sb_release(&c);
+		half(&b, k.buf, NULL, log[4], "k");
+		sb_release(&k);
 	}
 	half(&b, H1->text, h2, log[0], "h");
 	half(&b, mk ? "ksci_pp" : D1->text, D2->text, log[1], "d");
