@@ -4,14 +4,17 @@
 # whether another allocator speeds up cicc and ptxas on a task's seed
 # without changing what they make: nvcc (kcompile's flags) builds the seed once with --keep,
 # then its own cicc and ptxas commands (from nvcc --dryrun) are run again
-# ROUNDS times under each allocator in turn — glibc's (none) and each
-# library in MALLOC_DIR given by LD_PRELOAD: Debian's libmimalloc2.0
+# ROUNDS times under each allocator in turn — glibc's (none), glibc's
+# asking the kernel for transparent huge pages (thp:
+# GLIBC_TUNABLES=glibc.malloc.hugetlb=1) and each library in MALLOC_DIR
+# given by LD_PRELOAD: Debian's libmimalloc2.0
 # (libmimalloc.so.2), libjemalloc2 (libjemalloc.so.2), libtcmalloc-minimal4
 # (libtcmalloc_minimal.so.4), those present — each run on the CPUs CPUS.
 # Printed: each arm's median, min and max wall seconds for cicc and for
 # ptxas; the MD5 of each arm's last PTX and cubin (the same output or not);
 # and per arm its ratio to none within a round, median over rounds, with
-# the rounds it was faster and a one-sided sign test.  The seconds of every
+# the rounds it was faster and a one-sided sign test.  --source FILE: that
+# candidate (a kgen child, say) instead of the task's seed.  The seconds of every
 # run go to $OUT/cicc-malloc-TASK.tsv (arm, cicc s, ptxas s).  With
 # --per-cpu, instead: whether cicc's speed is a property of the CPU it runs
 # on — cicc alone, glibc's malloc, on each online CPU in turn, ROUNDS times;
@@ -25,12 +28,12 @@
 # joined — with cicc's PTX from it the same as from nvcc's own
 # preprocessing; printed per source: both preprocessings' median seconds
 # over ROUNDS and whether the PTX is the same.
-#   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [TASK]
+#   usage: bench/cicc-probe.sh [-r ROUNDS] [--cpus LIST] [--per-cpu | --race] [--source FILE] [TASK]
 #          bench/cicc-probe.sh [-r ROUNDS] --prefix [FILE.cu ...]
 #   (default: 36 rounds, every online CPU, matmul; the runs in docs/gpu.md passed --cpus 4-7)
 #   env: MALLOC_DIR (default .carry/malloc: `apt-get download` the packages, `dpkg -x`, copy the .so files), CUDA_HOME, KSCI_TASKS
 set -uo pipefail
-rounds=36 cpus=0-$(($(nproc) - 1)) percpu=0 race=0 prefix=0
+rounds=36 cpus=0-$(($(nproc) - 1)) percpu=0 race=0 prefix=0 source=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) sed -n '2,/^\([^#]\|$\)/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--per-cpu) percpu=1 ;;
 	--race) race=1 ;;
 	--prefix) prefix=1 ;;
+	--source) source=${2:-}; shift ;;
 	-*) echo "cicc-probe: unknown option: $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -55,6 +59,10 @@ if [ "$prefix" = 1 ]; then
 	done
 else
 	task=${1:-matmul}
+	if [ -n "$source" ]; then
+		[ -f "$source" ] || { echo "cicc-probe: --source: no file $source" >&2; exit 2; }
+		source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source") # before the cd below
+	fi
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -69,7 +77,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ksci-cicc-probe.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 2
-cp "$tasks/$task/seed.cu" candidate.cu
+cp "${source:-$tasks/$task/seed.cu}" candidate.cu
 printf '#include <stdint.h>\n#include <cuda_runtime.h>\n#include "candidate.cu"\n' >w.cu
 flags=(-gencode "arch=compute_90a,code=sm_90a" -O3 -std=c++17 -lineinfo -Xptxas -v -Xptxas --split-compile=0
 	-Xcompiler -fPIC -shared -cudart shared)
@@ -159,19 +167,22 @@ if [ "$race" = 1 ]; then
 	done
 	exit 0
 fi
-arms=(none) libs=("")
+# Each arm's environment: glibc's malloc as it is; glibc's asking for
+# transparent huge pages (where the kernel gives them on request:
+# /sys/kernel/mm/transparent_hugepage/enabled "madvise"); each library.
+arms=(none thp) envs=("" "GLIBC_TUNABLES=glibc.malloc.hugetlb=1")
 for l in libmimalloc.so.2 libjemalloc.so.2 libtcmalloc_minimal.so.4; do
-	[ -f "$mdir/$l" ] && arms+=("${l%%.so*}") libs+=("$mdir/$l")
+	[ -f "$mdir/$l" ] && arms+=("${l%%.so*}") envs+=("LD_PRELOAD=$mdir/$l")
 done
 tsv=$out/cicc-malloc-$task.tsv
 : >"$tsv"
 for _ in $(seq "$rounds"); do
 	for i in "${!arms[@]}"; do
 		s=$(date +%s.%N)
-		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-probe: cicc failed under ${arms[$i]}" >&2
+		taskset -c "$cpus" env ${envs[$i]:+"${envs[$i]}"} sh -c "$cicc" >/dev/null 2>&1 || echo "cicc-probe: cicc failed under ${arms[$i]}" >&2
 		m=$(date +%s.%N)
 		cp w.ptx "w-${arms[$i]}.ptx"
-		taskset -c "$cpus" env LD_PRELOAD="${libs[$i]}" sh -c "$ptx" >/dev/null 2>&1 || echo "cicc-probe: ptxas failed under ${arms[$i]}" >&2
+		taskset -c "$cpus" env ${envs[$i]:+"${envs[$i]}"} sh -c "$ptx" >/dev/null 2>&1 || echo "cicc-probe: ptxas failed under ${arms[$i]}" >&2
 		e=$(date +%s.%N)
 		cp w.cubin "w-${arms[$i]}.cubin"
 		awk -v a="${arms[$i]}" -v s="$s" -v m="$m" -v e="$e" 'BEGIN { printf "%s\t%.3f\t%.3f\n", a, m - s, e - m }' >>"$tsv"
