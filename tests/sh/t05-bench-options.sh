@@ -205,6 +205,45 @@ cm_bad 'cicc-probe: unknown option: --rounds' --rounds 3
 cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --per-cpu --race
 cm_bad 'cicc-probe: one of --per-cpu, --race and --prefix' --race --prefix
 
+cm_bad 'cicc-probe: --source: no file /nonexistent.cu' --source /nonexistent.cu matmul
+# bench/compile-sandbox.sh: each arm in every round, the ratios within a
+# round, and the wrapper that drops bubblewrap's options.  A fake kcompile
+# (KSCIBIN) runs $KSCI_BWRAP with kcompile's sandbox options where it was not
+# given --unsafe-no-sandbox, and answers with seconds by arm: the fake bwrap
+# (KSCI_BWRAP) writes the arguments it got.
+sb=$T/sandbox-bin
+mkdir -p "$sb"
+cp "$pb/kgen" "$sb/kgen"
+cat >"$sb/kcompile" <<'FAKE'
+#!/usr/bin/env bash
+arm=none
+if [[ " $* " != *" --unsafe-no-sandbox "* ]]; then
+	"$KSCI_BWRAP" --unshare-all --unshare-user --uid 65534 --gid 65534 --die-with-parent --size 1073741824 --tmpfs /tmp --bind /c /c -- nvcc || exit 9
+	arm=$BW_ARM
+fi
+case $arm in none) s=1 ;; full) s=1.1 ;; nouser) s=0.9 ;; hosttmp) s=1 ;; esac
+while read -r l; do printf '%s\n' "$l" | jq -c --argjson s "$s" '.status = "compiled" | .compile = {compiler_seconds: $s, sandbox: "fake"}'; done
+FAKE
+printf '#!/bin/sh\necho "$BW_ARM $*" >>"$BW_LOG"\n' >"$T/fake-bwrap"
+chmod +x "$sb/kgen" "$sb/kcompile" "$T/fake-bwrap"
+BW_LOG=$T/bw.log KSCI_BWRAP=$T/fake-bwrap KSCIBIN=$sb OUT=$T/so "$ROOT/bench/compile-sandbox.sh" -r 2 -n 1 matmul >"$T/out" 2>"$T/err"
+expect_eq "compile-sandbox: exit 0" 0 $?
+expect_eq "compile-sandbox: every arm, each source, every round" 16 "$(wc -l <"$T/so/compile-sandbox/matmul.tsv")"
+ok "compile-sandbox: the arm that is slower, always" grep -q '^full/none: median ratio 1.100, slower in 4 of 4 (one-sided sign test p 0.062)$' "$T/out"
+ok "compile-sandbox: the arm that is faster, never slower" grep -q '^nouser/none: median ratio 0.900, slower in 0 of 4 ' "$T/out"
+ok "compile-sandbox: the medians" grep -q '^full     compiler seconds median/min/max 1.100 1.100 1.100$' "$T/out"
+expect_eq "compile-sandbox: full passes bubblewrap's options as they are" \
+	"full --unshare-all --unshare-user --uid 65534 --gid 65534 --die-with-parent --size 1073741824 --tmpfs /tmp --bind /c /c -- nvcc" \
+	"$(grep -m 1 '^full ' "$T/bw.log")"
+expect_eq "compile-sandbox: nouser drops the namespaces" \
+	"nouser --die-with-parent --size 1073741824 --tmpfs /tmp --bind /c /c -- nvcc" "$(grep -m 1 '^nouser ' "$T/bw.log")"
+ok "compile-sandbox: hosttmp binds a directory at /tmp instead of the tmpfs" grep -Eq \
+	'^hosttmp --unshare-all --unshare-user --uid 65534 --gid 65534 --die-with-parent --bind /[^ ]*/hosttmp /tmp --bind /c /c -- nvcc$' "$T/bw.log"
+cs_bad() { bench_bad compile-sandbox "$@"; }
+cs_bad 'compile-sandbox: -r: "0" is not a whole number above 0' -r 0 matmul
+cs_bad 'compile-sandbox: -n: "x" is not a whole number' -n x matmul
+cs_bad 'compile-sandbox: one TASK, not 0'
+cs_bad "compile-sandbox: no task nosuch (no $ROOT/data/tasks/nosuch/seed.cu)" nosuch
 # bench/nvcc-prefix.sh: its counts checked before anything is built or run.
 np_bad() { bench_bad nvcc-prefix "$@"; }
 np_bad 'nvcc-prefix: -r: "0" is not a whole number above 0' -r 0
