@@ -224,7 +224,10 @@ fi
 case $arm in none) s=1 ;; full) s=1.1 ;; nouser) s=0.9 ;; hosttmp) s=1 ;; esac
 while read -r l; do printf '%s\n' "$l" | jq -c --argjson s "$s" '.status = "compiled" | .compile = {compiler_seconds: $s, sandbox: "fake"}'; done
 FAKE
-printf '#!/bin/sh\necho "$BW_ARM $*" >>"$BW_LOG"\n' >"$T/fake-bwrap"
+cat >"$T/fake-bwrap" <<'FAKE'
+#!/bin/sh
+echo "$BW_ARM $*" >>"$BW_LOG"
+FAKE
 chmod +x "$sb/kgen" "$sb/kcompile" "$T/fake-bwrap"
 BW_LOG=$T/bw.log KSCI_BWRAP=$T/fake-bwrap KSCIBIN=$sb OUT=$T/so "$ROOT/bench/compile-sandbox.sh" -r 2 -n 1 matmul >"$T/out" 2>"$T/err"
 expect_eq "compile-sandbox: exit 0" 0 $?
