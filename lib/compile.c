@@ -39,6 +39,7 @@
 #include "cache.h"
 #include "file.h"
 #include "dev.h"
+#include "envknob.h"
 #include "nvcc_prefix.h"
 #include "nvcc_steps.h"
 #include "proc.h"
@@ -123,8 +124,7 @@ static int gold_on_path(const struct sbx *s)
 	static int known = -1;
 	if (known >= 0)
 		return known;
-	const char *ld = getenv("KSCI_HOST_LD");
-	if (ld && strcmp(ld, "default") == 0)
+	if (envknob_is("KSCI_HOST_LD", "default"))
 		return known = 0;
 	const char *path = s && s->kind == SBX_BWRAP ? SBX_PATH : getenv("PATH");
 	known = 0;
@@ -481,9 +481,8 @@ static int header_part(const char *w, size_t *bytes)
 static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp, const char *key, int hlines,
 		     struct nvcc_steps *plan, int *joined, char *why)
 {
-	const char *mode = getenv("KSCI_NVCC_STEPS"), *dl = getenv("KSCI_NVCC_DLINK");
-	*joined = dl && strcmp(dl, "joined") == 0;
-	if (mode && strcmp(mode, "serial") == 0)
+	*joined = envknob_is("KSCI_NVCC_DLINK", "joined");
+	if (envknob_is("KSCI_NVCC_STEPS", "serial"))
 		return errf(why, "KSCI_NVCC_STEPS=serial");
 	char p[PATH_MAX], modid[64], *dry[72];
 	int n = 0;
@@ -513,9 +512,8 @@ static int nvcc_plan(char **argv, const struct compile_opts *o, const char *tmp,
 		/* The id both front ends name internal-linkage symbols with
 		 * (nvcc's own is a hash too): the key's first 8 digits. */
 		snprintf(modid, sizeof modid, "_%.8s_15_ksci_wrapper_cu", key);
-		const char *off = getenv("KSCI_NVCC_PREFIX");
 		struct nvcc_steps_pre pre = {wrapper_name("cuda"), src_name("cuda"), hlines};
-		int no_pre = off && strcmp(off, "off") == 0;
+		int no_pre = envknob_is("KSCI_NVCC_PREFIX", "off");
 		rc = nvcc_steps_plan(r.out, modid, no_pre ? NULL : &pre, *joined, plan, why);
 		if (rc == 0 && no_pre)
 			snprintf(plan->pre_why, sizeof plan->pre_why, "KSCI_NVCC_PREFIX=off");

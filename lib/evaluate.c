@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "envknob.h"
 #include "file.h"
 #include "opt.h"
 #include "proc.h"
@@ -170,11 +171,10 @@ static json_t *find_result(const char *out, const char *nonce)
  * opened (said once). */
 static int gpu_lock_open(void)
 {
-	const char *dir = getenv("KSCI_GPU_LOCK_DIR"), *vis = getenv("CUDA_VISIBLE_DEVICES"),
-		   *dev = getenv("KSCI_CUDA_DEVICE");
+	const char *dir = getenv("KSCI_GPU_LOCK_DIR"), *vis = getenv("CUDA_VISIBLE_DEVICES");
 	char name[256], p[PATH_MAX];
 	/* The device: entry KSCI_CUDA_DEVICE (default 0) of CUDA_VISIBLE_DEVICES, else that index. */
-	long idx = dev && *dev ? strtol(dev, NULL, 10) : 0;
+	long idx = envknob_device();
 	snprintf(name, sizeof name, "%ld", idx);
 	if (vis && *vis) {
 		const char *q = vis;
@@ -417,10 +417,9 @@ static int stage(const char *so, char *out, char *e)
  * its answer, as on a CPU, where nothing is locked). */
 static int spare_asked(int gpu)
 {
-	const char *v = getenv("KSCI_JUDGE_SPARE");
-	if (v && strcmp(v, "asked") == 0)
+	if (envknob_is("KSCI_JUDGE_SPARE", "asked"))
 		return 1;
-	if (v && strcmp(v, "after") == 0)
+	if (envknob_is("KSCI_JUDGE_SPARE", "after"))
 		return 0;
 	return gpu;
 }

@@ -34,6 +34,7 @@
 #include "cache.h"
 #include "file.h"
 #include "dev.h"
+#include "envknob.h"
 #include "proc.h"
 
 static struct {
@@ -145,8 +146,7 @@ static int c_init(char *e)
 		(void)cudaGetLastError();
 		return -2;
 	}
-	const char *want = getenv("KSCI_CUDA_DEVICE");
-	G.dev = want && *want ? (int)strtol(want, NULL, 10) : 0;
+	G.dev = envknob_device();
 	CK(cudaSetDevice(G.dev), "cudaSetDevice");
 	CK(cudaFree(0), "creating the CUDA context");
 	CK(cudaGetDeviceProperties(&G.prop, G.dev), "cudaGetDeviceProperties");
@@ -463,8 +463,7 @@ static int c_mem_info(size_t *free_b, size_t *total_b, char *e)
 
 static int c_init_child(char *e)
 {
-	const char *want = getenv("KSCI_CUDA_DEVICE");
-	G.dev = want && *want ? (int)strtol(want, NULL, 10) : 0;
+	G.dev = envknob_device();
 	CK(cudaSetDevice(G.dev), "cudaSetDevice");
 	CK(cudaFree(0), "creating the CUDA context");
 	CK(cudaEventCreate(&G.ev0), "cudaEventCreate");

@@ -52,6 +52,16 @@ expect_eq "no short option means two things along the pipe" "" "$clash"
 ok "kgen has no -s, -n or -t (kselect's --strategy, --population, --task)" \
 	sh -c '! kgen -s 1 </dev/null 2>/dev/null && ! kgen -n 1 </dev/null 2>/dev/null && ! kgen -t x </dev/null 2>/dev/null'
 
+# The switches of the environment: docs/tools/README.md's table and
+# lib/envknob.c's, the same variables with the same words, in order.
+max=$(sed -n 's/^#define DEVICE_MAX \([0-9]*\)$/\1/p' lib/envknob.c)
+in_lib=$(sed -n 's/^\t{"\(KSCI_[A-Z_]*\)", \(.*\)},$/\1 \2/p' lib/envknob.c |
+	sed -e 's/ (const char \*const\[\]){\(.*\), NULL}$/ \1/' -e 's/"//g' -e "s/ NULL\$/ a device index 0..$max/")
+in_docs=$(awk -F' *\\| *' '/^\| variable \| takes \|/ { t = 1; next } t && /^\|---/ { next }
+	t && /^\|/ { v = $2; gsub(/`/, "", v); print v " " $3; next } { t = 0 }' docs/tools/README.md)
+expect_eq "the environment's switches: docs/tools/README.md's table is lib/envknob.c's" "$in_lib" "$in_docs"
+ok "the environment's switches: six of them" test "$(printf '%s\n' "$in_lib" | grep -c '^KSCI_')" = 6
+
 # Pipelines: the usage text stays in the script; the page must carry it verbatim.
 for pair in evolve.sh:evolve evolve-parallel.sh:evolve-parallel spread.sh:spread stages.sh:spread \
 	reprocess.sh:reprocess archive-append.sh:archive-append report.sh:kreport; do

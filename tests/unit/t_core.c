@@ -1,10 +1,11 @@
-/* Unit tests for the core lib modules: sha256, expr, dtype, stats, rec, ndjson, opt. */
+/* Unit tests for the core lib modules: sha256, expr, dtype, stats, rec, ndjson, opt, envknob. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dtype.h"
+#include "envknob.h"
 #include "expr.h"
 #include "ndjson.h"
 #include "opt.h"
@@ -259,6 +260,50 @@ static void test_status(void)
 	     "rec_backend_known");
 }
 
+/* env-switch-typo-was-the-default: KSCI_NVCC_PREFIX=no kept the prefix on
+ * and KSCI_CUDA_DEVICE=gpu1 ran on device 0, without a word; now each
+ * switch's value is checked against its words (or as a device index) and a
+ * value it does not take is named. */
+static void test_envknob(void)
+{
+	char e[ERRBUF] = "", w[128];
+	for (int i = 0; envknob_name(i, w, sizeof w); i++)
+		unsetenv(envknob_name(i, w, sizeof w));
+	T_OK(envknob_check(e) == 0, "envknob: none set: taken");
+	setenv("KSCI_NVCC_PREFIX", "", 1);
+	T_OK(envknob_check(e) == 0 && !envknob_is("KSCI_NVCC_PREFIX", "off"), "envknob: empty is not set");
+	setenv("KSCI_NVCC_PREFIX", "off", 1);
+	T_OK(envknob_check(e) == 0 && envknob_is("KSCI_NVCC_PREFIX", "off"), "envknob: a word it takes");
+	setenv("KSCI_NVCC_PREFIX", "no", 1);
+	T_OK(envknob_check(e) < 0 && strcmp(e, "KSCI_NVCC_PREFIX: \"no\" is not one of on, off") == 0 &&
+		     !envknob_is("KSCI_NVCC_PREFIX", "off"),
+	     "envknob: a word it does not take is named (%s)", e);
+	setenv("KSCI_NVCC_PREFIX", "on", 1);
+	setenv("KSCI_JUDGE_SPARE", "Asked", 1);
+	T_OK(envknob_check(e) < 0 && strcmp(e, "KSCI_JUDGE_SPARE: \"Asked\" is not one of auto, asked, after") == 0,
+	     "envknob: words are whole and case counts (%s)", e);
+	unsetenv("KSCI_JUDGE_SPARE");
+	setenv("KSCI_CUDA_DEVICE", "3", 1);
+	T_OK(envknob_check(e) == 0 && envknob_device() == 3, "envknob: a device index");
+	setenv("KSCI_CUDA_DEVICE", "gpu1", 1);
+	T_OK(envknob_check(e) < 0 && strcmp(e, "KSCI_CUDA_DEVICE: \"gpu1\" is not an integer") == 0 &&
+		     envknob_device() == 0,
+	     "envknob: a device that is not a number is named, not device 0 (%s)", e);
+	setenv("KSCI_CUDA_DEVICE", "1x", 1);
+	T_OK(envknob_check(e) < 0, "envknob: \"1x\" is not device 1 (%s)", e);
+	setenv("KSCI_CUDA_DEVICE", "-1", 1);
+	T_OK(envknob_check(e) < 0 && strcmp(e, "KSCI_CUDA_DEVICE: -1 is outside 0..1023") == 0,
+	     "envknob: a device below 0 (%s)", e);
+	unsetenv("KSCI_CUDA_DEVICE");
+	unsetenv("KSCI_NVCC_PREFIX");
+	T_OK(envknob_name(0, w, sizeof w) && strcmp(w, "parallel, serial") == 0, "envknob: the table's words (%s)", w);
+	int n = 0;
+	while (envknob_name(n, w, sizeof w))
+		n++;
+	T_OK(n == 6 && envknob_name(n - 1, w, sizeof w) && strcmp(w, "a device index 0..1023") == 0,
+	     "envknob: six switches, the device last (%d; %s)", n, w);
+}
+
 int main(void)
 {
 	test_strbuf();
@@ -271,5 +316,6 @@ int main(void)
 	test_ndjson();
 	test_nd_wait_fd();
 	test_opt();
+	test_envknob();
 	return T_DONE();
 }

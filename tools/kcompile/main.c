@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "envknob.h"
 #include "kcompile-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kcompile.md */
 #include "opt.h"
 #include "rec.h"
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
 		default: return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	if (envknob_check(e) < 0)
+		die(KSCI_EXIT_USAGE, "%s", e);
 	struct sbx jail;
 	if (sbx_init(&jail, unsafe ? SBX_NONE : SBX_BWRAP, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);

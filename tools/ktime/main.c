@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "envknob.h"
 #include "evaluate.h"
 #include "ktime-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/ktime.md */
 #include "tool.h"
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
 	}
 	if (o.min_runs > 0 && o.min_runs > o.max_runs)
 		die(KSCI_EXIT_USAGE, "--min-runs %d is above --max-runs %d", o.min_runs, o.max_runs);
+	if (envknob_check(e) < 0)
+		die(KSCI_EXIT_USAGE, "%s", e);
 	o.copt.warn = tool_warn_cb; /* a compile-cache entry that fails its check */
 	if (eval_init(&o, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);

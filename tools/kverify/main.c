@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "opt.h"
+#include "envknob.h"
 #include "evaluate.h"
 #include "kverify-help.h" /* HELP_USAGE, HELP_BODY: made from docs/tools/kverify.md */
 #include "tool.h"
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 			return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 		}
 	}
+	if (envknob_check(e) < 0)
+		die(KSCI_EXIT_USAGE, "%s", e);
 	o.copt.warn = tool_warn_cb; /* a compile-cache entry that fails its check */
 	if (eval_init(&o, e) < 0)
 		die(KSCI_EXIT_FATAL, "%s", e);
