@@ -204,8 +204,17 @@ expect_eq "replay miss: gen_error replay_miss" "gen_error replay_miss" \
 	"$(jq -c '.base.source = "// other\n" + .base.source | .base.id = "0000000000000000"' "$T/req.nd" | kgen --provider replay --replay "$T/tr1.gz" --cache "$T/c-r3" | jq -r '"\(.status) \(.gen.status)"')"
 
 # --- usage ---
-kgen --provider nosuch </dev/null 2>/dev/null
+kgen --provider nosuch </dev/null 2>"$T/err"
 expect_eq "unknown provider: exit 2" 2 "$?"
+expect_eq "unknown provider: named with its option" 'kgen: --provider: unknown provider "nosuch"' "$(head -n 1 "$T/err")"
+# env-switch-named-as-option: a bad KSCI_PROVIDER or KSCI_STAGE was reported
+# as if --provider or --stage had been given; the message names the variable.
+KSCI_PROVIDER=nosuch kgen </dev/null 2>"$T/err"
+expect_eq "KSCI_PROVIDER unknown: exit 2, the variable named" '2 kgen: KSCI_PROVIDER: unknown provider "nosuch"' "$? $(head -n 1 "$T/err")"
+KSCI_STAGE=draft kgen </dev/null 2>"$T/err"
+expect_eq "KSCI_STAGE bad: exit 2, the variable named" '2 kgen: KSCI_STAGE: "draft" is not auto, plan, write, fix or findings' "$? $(head -n 1 "$T/err")"
+KSCI_STAGE=draft kgen --stage bogus </dev/null 2>"$T/err"
+expect_eq "--stage given: the option named" 'kgen: --stage: "bogus" is not auto, plan, write, fix or findings' "$(head -n 1 "$T/err")"
 kgen --provider cmd </dev/null 2>/dev/null
 expect_eq "cmd without --cmd: exit 2" 2 "$?"
 KSCI_PROVIDER=cmd KSCI_LLM_CMD="$T/model.sh" kgen --cache "$T/c-env" <"$T/req.nd" >"$T/env.nd"

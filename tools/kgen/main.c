@@ -111,7 +111,8 @@ int main(int argc, char **argv)
 	struct gen_llm_config sc = {.stage = "auto", .max_fix = 2, .keep = 3, .notebook_max = 40};
 	sc.llm.temperature = -1;
 	sc.llm.max_retries = -1;
-	const char *e;
+	/* Where the stage and the provider came from, for the message of a bad one. */
+	const char *e, *stage_from = "KSCI_STAGE", *gen_from = "KSCI_PROVIDER";
 	if ((e = getenv("KSCI_STAGE")) && *e)
 		sc.stage = e;
 	g.generator = getenv("KSCI_PROVIDER");
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "g:a:j:h", opts, NULL)) != -1) {
 		int bad = 0;
 		switch (c) {
-		case 'g': g.generator = optarg; break;
+		case 'g': g.generator = optarg, gen_from = "--provider"; break;
 		case 's':
 			bad = opt_long("--seed", optarg, 0, LONG_MAX, &v, eb);
 			g.seed = (uint64_t)v;
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
 		case 'a': archive = optarg; break;
 		case 'j': bad = opt_long("--jobs", optarg, 1, 256, &jobs, eb); break;
 		case 't': tasks = optarg; break;
-		case 'S': sc.stage = optarg; break;
+		case 'S': sc.stage = optarg, stage_from = "--stage"; break;
 		case 'F': bad = opt_long("--max-fix", optarg, 0, 100, &v, eb); sc.max_fix = (int)v; break;
 		case 'm': sc.llm.model = optarg; break;
 		case 'u': sc.llm.base_url = optarg; break;
@@ -172,13 +173,13 @@ int main(int argc, char **argv)
 	}
 	int offline = strcmp(g.generator, "mutate") == 0 || strcmp(g.generator, "compose") == 0;
 	if (!offline && !llm_provider_known(g.generator)) {
-		warnx_("unknown provider \"%s\"", g.generator);
+		warnx_("%s: unknown provider \"%s\"", gen_from, g.generator);
 		usage(stderr);
 		return KSCI_EXIT_USAGE;
 	}
 	if (strcmp(sc.stage, "auto") != 0 && strcmp(sc.stage, "plan") != 0 && strcmp(sc.stage, "write") != 0 &&
 	    strcmp(sc.stage, "fix") != 0 && strcmp(sc.stage, "findings") != 0) {
-		warnx_("--stage: \"%s\" is not auto, plan, write, fix or findings", sc.stage);
+		warnx_("%s: \"%s\" is not auto, plan, write, fix or findings", stage_from, sc.stage);
 		return tool_usage(KSCI_EXIT_USAGE, HELP_USAGE, HELP_BODY);
 	}
 	if (strcmp(g.generator, "compose") == 0 && !archive) {
