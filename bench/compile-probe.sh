@@ -28,13 +28,9 @@ while [ $# -gt 0 ]; do
 done
 [[ $n =~ ^[0-9]+$ ]] || { echo "compile-probe: -n: \"$n\" is not a whole number" >&2; exit 2; }
 [[ $label =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "compile-probe: --label: \"$label\" is not letters, digits, _ . -" >&2; exit 2; }
-[ $# -eq 1 ] || { echo "compile-probe: one TASK, not $#" >&2; exit 2; }
-task=$1
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-bench_setup compile-probe
-[ -f "$KSCI_TASKS/$task/seed.cu" ] || { echo "compile-probe: no task $task (no $KSCI_TASKS/$task/seed.cu)" >&2; exit 2; }
-command -v kcompile >/dev/null || { echo "compile-probe: no kcompile in $KSCIBIN (make gpu-bundle)" >&2; exit 2; }
+bench_one_task compile-probe "$@"
 
 "$here/bench/cpu-use.sh" snap "$tmp/cpu0"
 bench_sources "$task" "$n" "$KSCIBIN" >"$tmp/src.nd"

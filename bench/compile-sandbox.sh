@@ -31,13 +31,9 @@ while [ $# -gt 0 ]; do
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "compile-sandbox: -r: \"$rounds\" is not a whole number above 0" >&2; exit 2; }
 [[ $n =~ ^[0-9]+$ ]] || { echo "compile-sandbox: -n: \"$n\" is not a whole number" >&2; exit 2; }
-[ $# -eq 1 ] || { echo "compile-sandbox: one TASK, not $#" >&2; exit 2; }
-task=$1
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-bench_setup compile-sandbox
-[ -f "$KSCI_TASKS/$task/seed.cu" ] || { echo "compile-sandbox: no task $task (no $KSCI_TASKS/$task/seed.cu)" >&2; exit 2; }
-command -v kcompile >/dev/null || { echo "compile-sandbox: no kcompile in $KSCIBIN (make gpu-bundle)" >&2; exit 2; }
+bench_one_task compile-sandbox "$@"
 real=${KSCI_BWRAP:-$(command -v bwrap)} || { echo "compile-sandbox: no bwrap (KSCI_BWRAP)" >&2; exit 2; }
 mkdir -p "$tmp/hosttmp"
 cat >"$tmp/bw" <<SH

@@ -21,6 +21,18 @@ bench_setup() {
 	cores=$(nproc)
 }
 
+# bench_one_task NAME ARG...: the one TASK a compile bench is given (exit 2,
+# said, where ARG is not exactly one, or names no task's seed), then
+# bench_setup NAME; sets task; kcompile must be in KSCIBIN.
+bench_one_task() {
+	local name=$1
+	shift
+	[ $# -eq 1 ] || { echo "$name: one TASK, not $#" >&2; exit 2; }
+	task=$1
+	bench_setup "$name"
+	[ -f "$KSCI_TASKS/$task/seed.cu" ] || { echo "$name: no task $task (no $KSCI_TASKS/$task/seed.cu)" >&2; exit 2; }
+	command -v kcompile >/dev/null || { echo "$name: no kcompile in $KSCIBIN (make gpu-bundle)" >&2; exit 2; }
+}
 # rate N SECONDS: N a minute, one decimal.
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", n * 60 / s }'; }
 # since T0: seconds since T0 (date +%s.%N), one decimal.
