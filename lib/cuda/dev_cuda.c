@@ -146,7 +146,13 @@ static int c_init(char *e)
 		(void)cudaGetLastError();
 		return -2;
 	}
+	/* A device the machine lacks is the machine's "no device here", not a
+	 * crash of the candidate (which the pipelines would send to be fixed). */
 	G.dev = envknob_device();
+	if (G.dev >= n) {
+		errf(e, "no CUDA device %d here (KSCI_CUDA_DEVICE; %d visible)", G.dev, n);
+		return -2;
+	}
 	CK(cudaSetDevice(G.dev), "cudaSetDevice");
 	CK(cudaFree(0), "creating the CUDA context");
 	CK(cudaGetDeviceProperties(&G.prop, G.dev), "cudaGetDeviceProperties");
