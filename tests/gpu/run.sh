@@ -101,6 +101,14 @@ expect input-modified wrong     "input argument"        verify axpy "$here/modin
 expect cached-result wrong      ""                      time   axpy "$here/cached.cu"
 expect side-stream   wrong      "cross-check"           time   axpy "$here/sidestream.cu"
 expect uninit-output wrong      "never written"         verify axpy "$here/uninit.cu" --all-sizes
+# device-absent-not-a-crash: KSCI_CUDA_DEVICE naming a device the machine
+# lacks put the machine's fault on the candidate (crashed: cudaSetDevice's
+# invalid device ordinal, seen on a one-GPU H200), which the pipelines would
+# send to be fixed; it is the machine's "no device here".
+n=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | grep -c . || true)
+out=$(record axpy "$here/good.cu" | kcompile 2>"$tmp/err" | KSCI_CUDA_DEVICE=$n kverify 2>>"$tmp/err" | field) || true
+rc=0; [[ $out == "unsupported"*"no CUDA device $n here"* ]] || rc=1
+result device-absent-not-a-crash "$rc" "KSCI_CUDA_DEVICE=$n of $n: ${out//$'\t'/ }" "KSCI_CUDA_DEVICE=$n of $n: ${out//$'\t'/ } (want unsupported, no CUDA device $n here)"
 
 # anchors-idle-gpu: ktime's anchors (every 8 candidates by default on a GPU)
 # survive a GPU left idle between candidates.  Four candidates a second apart:
