@@ -21,7 +21,8 @@ usage: stages.sh [options] < records > records
   --force              redo the stages on records already past them (reprocessing)
   --slot N             GNU parallel job slot ({%}); with --gpus picks the device
   --gpus G             the host has G GPUs: bind this job to one (CUDA_VISIBLE_DEVICES
-                       and HIP_VISIBLE_DEVICES); 0 leaves them as they are (default: 0)
+                       and HIP_VISIBLE_DEVICES; KSCI_CUDA_DEVICE unset); 0 leaves them
+                       as they are (default: 0)
   --budget SEC         ktime budget per benchmark size
   --kcompile-opt OPT   extra option for kcompile (repeatable); likewise
   --kverify-opt, --ktime-opt
@@ -100,6 +101,9 @@ if [ "$gpus" -ge 1 ]; then
 		flock 8
 	fi
 	export CUDA_VISIBLE_DEVICES=$dev HIP_VISIBLE_DEVICES=$dev
+	# The job sees one device: a KSCI_CUDA_DEVICE of the caller's would
+	# index past it (every record unsupported, "no CUDA device N here").
+	unset KSCI_CUDA_DEVICE
 fi
 
 run_stage() { # tool

@@ -25,7 +25,8 @@ while IFS= read -r line; do
 	echo "$id" >>"$FAKE_STATE/calls"
 	[ "$id" = "${FAIL_ID:-}" ] && exit 3
 	sleep "${FAKE_SLEEP:-0.2}"
-	printf '%s\n' "$line" | jq -c --arg d "$d" --argjson c "$clash" '. + {dev: $d, clash: $c, status: "timed"}'
+	printf '%s\n' "$line" | jq -c --arg d "$d" --argjson c "$clash" --arg k "${KSCI_CUDA_DEVICE-unset}" \
+		'. + {dev: $d, clash: $c, kdev: $k, status: "timed"}'
 done
 EOF
 chmod +x "$T/fake/"*
@@ -71,6 +72,12 @@ exec 7>>"$KSCI_GPU_LOCKS/gpu0.lock"
 flock 7
 expect_eq "slot 1 takes device 1 while device 0 is busy" 1 "$(dev --slot 1 --gpus 2)"
 exec 7>&-
+# gpus-binding-keeps-ksci-cuda-device: a KSCI_CUDA_DEVICE of the caller's
+# went through to a job bound to one device by --gpus, where it indexed past
+# that one (KSCI_CUDA_DEVICE=1 of 1 visible: every record unsupported).
+kdev() { printf '%s\n' "$one" | KSCI_CUDA_DEVICE=1 KSCIBIN=$T/fake stages.sh --stages time "$@" | jq -r '"\(.dev) \(.kdev)"'; }
+expect_eq "--gpus binds the device and drops KSCI_CUDA_DEVICE" "1 unset" "$(kdev --slot 2 --gpus 2)"
+expect_eq "without --gpus KSCI_CUDA_DEVICE is left alone" "unset 1" "$(kdev --slot 2)"
 
 # Slurm: every job under srun --exclusive -N1 -n1, slots from SLURM_NTASKS.
 cat >"$T/bin/srun" <<'EOF'
