@@ -771,6 +771,18 @@ int compile_source(const struct task *t, const char *backend, const char *role, 
 			 "Debian's ROCm 5.2 hipcc builds gfx90a and gfx940, not gfx942; use --hip-arch gfx940 or a newer ROCm",
 			 argv[0], argv[1] + strlen("--offload-arch="), ident);
 	}
+	/* Likewise nvcc and an architecture it does not know (--cuda-arch
+	 * sm90a): before, each candidate was a compile_error of its own, cached,
+	 * and with a model provider sent to be fixed. */
+	const char *arch_line = !ok && !r.timed_out && strcmp(backend, "cuda") == 0 && r.out
+					? strstr(r.out, "Unsupported gpu architecture")
+					: NULL;
+	if (arch_line) {
+		status = ST_UNSUPPORTED;
+		snprintf(why, sizeof why, "unsupported: %s does not know the architecture asked for (%.*s; %s); "
+			 "kcompile --cuda-arch or KSCI_CUDA_ARCH: sm_NN of `nvcc --list-gpu-code`, sm_90a for Hopper",
+			 argv[0], (int)strcspn(arch_line, "\n"), arch_line, ident);
+	}
 	/* A failure that is this machine's, not the source's — the compiler
 	 * killed (by the deadline, the OOM killer, a person), a full disk, an
 	 * interrupted call — is passed on but never cached: the same source

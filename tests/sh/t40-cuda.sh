@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The cuda and hip back ends where there is no GPU: nvcc/hipcc compile,
-# resources in the record, the gfx942 message, and kverify/ktime saying
+# resources in the record, the gfx942 message (and nvcc's for an unknown
+# architecture), and kverify/ktime saying
 # "unsupported" instead of pretending.  Skips what the machine lacks.
 . "$(dirname "$0")/lib.sh"
 
@@ -34,6 +35,16 @@ if command -v "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" >/dev/null; then
 	ok "...a cache hit keeps both of the compile that made it" \
 		jq -se '.[0].compile.seconds == .[1].compile.compile_seconds and .[0].compile.compiler_seconds == .[1].compile.compiler_seconds' \
 		"$T/mm.c.json" "$T/mm.c2.json"
+	# bad-cuda-arch-was-the-source's-error: an architecture nvcc does not
+	# know (--cuda-arch sm90a) made every candidate a compile_error of its
+	# own, cached, which a model provider's fix pass would send to be fixed;
+	# it is unsupported (the machine's target), with nvcc's words and what
+	# to give instead.
+	rec softmax "$ROOT/data/tasks/softmax/seed.cu" cuda | kcompile --cuda-arch sm90a >"$T/arch.json" 2>"$T/arch.err"
+	expect_eq "an architecture nvcc does not know: exit 0, unsupported" "0 unsupported unsupported" \
+		"$? $(jq -r '"\(.status) \(.compile.status)"' "$T/arch.json")"
+	ok "...the message quotes nvcc and says what to give" jq -e '.compile.message |
+		test("Unsupported gpu architecture .sm90a.") and test("--cuda-arch or KSCI_CUDA_ARCH")' "$T/arch.json"
 	# A knob value the kernel rejects is a compile error, not a crash later
 	# (a value off the ktune list: mutate never writes it, a model might).
 	sed 's/^#define THREAD_TILE 808 /#define THREAD_TILE 606 /' "$ROOT/data/tasks/matmul/seed.cu" >"$T/big.cu"
