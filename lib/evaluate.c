@@ -989,6 +989,15 @@ int eval_record(json_t *rec, const struct eval_opts *o, const char **msg)
 	const char *st = json_string_value(json_object_get(res, "status"));
 	rec_set_status(rec, top_status(o->mode, st ? st : ST_CRASHED));
 	json_object_set_new(rec, stage_name, res);
+	/* The judge could not judge for the machine's sake (harness.c
+	 * machine_fault): said, and the tool's exit status says so, as for a
+	 * compile of the machine's. */
+	if (json_is_true(json_object_get(res, "transient"))) {
+		const char *said = json_string_value(json_object_get(res, "message"));
+		snprintf(m, sizeof m, "%s", said ? said : "the judge failed");
+		*msg = m;
+		return 1;
+	}
 	return 0;
 }
 

@@ -2237,6 +2237,20 @@ static void kids_log(struct job *J)
 		}
 }
 
+/* A failure of the judge's own device or memory, before any code of the
+ * candidate ran in this judge: the machine's, not the candidate's — crashed
+ * with "transient" (docs/record.md), which the pipelines' fix pass leaves
+ * alone and a reprocess judges again.  Before, a GPU that could not make a
+ * context or hold the arena marked every candidate as its own crash. */
+static json_t *machine_fault(const char *what, const char *e)
+{
+	char m[ERRBUF + 64];
+	snprintf(m, sizeof m, "the judge's %s: %s (the machine's, not the candidate's)", what, e);
+	json_t *f = fault(ST_CRASHED, m);
+	json_object_set_new(f, "transient", json_true());
+	return f;
+}
+
 /* The judge's device, once per process: a judge that serves many jobs
  * (kharness --serve) keeps its context between them.  NULL when ready, else
  * the failure's result. */
@@ -2253,7 +2267,7 @@ static json_t *dev_ready(const struct dev_ops *d, char *e)
 		snprintf(m, sizeof m, "unsupported: %s", e);
 		return fault(ST_UNSUPPORTED, m);
 	}
-	return fault(ST_CRASHED, e);
+	return machine_fault("device did not start", e);
 }
 
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *e)
@@ -2327,7 +2341,7 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	if (!r && early && !J.arena) { /* time_size takes its size from it */
 		double mb = jnum(job, "arena_mb", 0);
 		if (arena_ensure(&J, (size_t)((mb > 0 ? mb : arena_default_mb(&J)) * 1048576.0), e) < 0)
-			r = fault(ST_CRASHED, e);
+			r = machine_fault("arena could not be made", e);
 		else
 			progress("arena ready: %zu bytes", J.arena_bytes);
 	}

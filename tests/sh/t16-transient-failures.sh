@@ -12,6 +12,10 @@
 #   past its deadline inside kverify, and the candidate's record came out
 #   `crashed` like any crash of its own, so the fix pass would send it to
 #   the model; now the stage is marked transient and says why.
+# - judge-device-failure-was-the-candidate's-crash: a judge whose own device
+#   or arena could not be set up answered `crashed` for the candidate; it
+#   answers crashed with transient (lib/harness.c machine_fault, unit test
+#   t_harness), which kverify passes on, says, and exits 1 for.
 . "$(dirname "$0")/lib.sh"
 
 rec() { jq -cn --rawfile s "$1" '{task: "rowsum", backend: "c", generation: 1, parents: [], source: $s, status: "generated"}'; }
@@ -133,4 +137,21 @@ jq -c '.status = "crashed" | .verify = {ok: false, status: "error", message: "it
 cat "$T/tv.nd" "$T/own.nd" >"$T/fixin.nd"
 passes_fix_input "$T/fixin.nd" "$T/fixout.nd"
 expect_eq "the fix pass takes the candidate's own crash, not the machine's" "its own crash" "$(jq -r .verify.message "$T/fixout.nd")"
+# --- judge-device-failure-was-the-candidate's-crash ---
+# A judge (KSCI_HARNESS_DIR) that answers as lib/harness.c's machine_fault.
+mkdir -p "$T/hdir"
+cat >"$T/hdir/kharness" <<'SH'
+#!/bin/sh
+n=$(jq -r .nonce)
+printf 'KSCI-RESULT %s {"ok":false,"status":"crashed","transient":true,"message":"the judge'"'"'s device did not start: creating the CUDA context: out of memory (the machine'"'"'s, not the candidate'"'"'s)"}\n' "$n"
+SH
+chmod +x "$T/hdir/kharness"
+KSCI_CACHE=$T/cache-t kcompile --unsafe-no-sandbox <"$T/good.nd" >"$T/hc.nd" 2>/dev/null
+KSCI_CACHE=$T/cache-t KSCI_HARNESS_DIR=$T/hdir kverify --unsafe-no-sandbox --fresh-judge <"$T/hc.nd" >"$T/hv.nd" 2>"$T/hv.err"
+expect_eq "the judge's device failed: kverify exits 1" 1 $?
+ok "...the record written on, crashed, its stage transient" jq -e '.status == "crashed" and .verify.transient == true' "$T/hv.nd"
+ok "...said on stderr" grep -q "kverify: .*the judge's device did not start: creating the CUDA context" "$T/hv.err"
+cat "$T/hv.nd" "$T/own.nd" >"$T/fixin2.nd"
+passes_fix_input "$T/fixin2.nd" "$T/fixout2.nd"
+expect_eq "...the fix pass leaves it alone" "its own crash" "$(jq -r .verify.message "$T/fixout2.nd" | xargs)"
 done_testing
