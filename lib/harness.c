@@ -120,6 +120,7 @@ struct job {
 	unsigned char handle[64]; /* the arena's (GPU: its IPC handle) */
 	int reused[NKIDS];        /* role w's processes come from an earlier job (struct keep) */
 	int spare;                /* the candidate's child is the judge's spare: it loads the candidate first */
+	int cand_started;         /* a child was started with the candidate's library (its code may have run) */
 	double deadline, spin_s;
 	struct rng rng; /* the judge's own: batch seeds, which call is checked */
 	json_t *fail;   /* set when a child failed: the result to return */
@@ -2199,6 +2200,7 @@ static json_t *spawn_kids(struct job *J, int timing, char *e)
 		struct kid_opts ko = J->ko;
 		ko.lib = lib[w];
 		J->have[w] = 1;
+		J->cand_started |= w == K_CAND;
 		for (int r = 0; r < (w == K_CAL ? 1 : procs); r++) {
 			J->nrep[w] = r + 1; /* kid_end releases even a half-started one */
 			if (kid_spawn(&J->kid[w][r], kid_role[w], &ko, e) < 0)
@@ -2237,14 +2239,22 @@ static void kids_log(struct job *J)
 		}
 }
 
-/* A failure of the judge's own device or memory, before any code of the
- * candidate ran in this judge: the machine's, not the candidate's — crashed
- * with "transient" (docs/record.md), which the pipelines' fix pass leaves
- * alone and a reprocess judges again.  Before, a GPU that could not make a
- * context or hold the arena marked every candidate as its own crash. */
-static json_t *machine_fault(const char *what, const char *e)
+/* A failure of the judge's own device or memory.  Before any code of the
+ * candidate ran (no child started with its library: timing on a GPU starts
+ * the judge's device and arena first), the machine's, not the candidate's —
+ * crashed with "transient" (docs/record.md), which the pipelines' fix pass
+ * leaves alone and a reprocess judges again; before, a GPU that could not
+ * make a context or hold the arena marked every candidate as its own crash.
+ * After a child loaded the candidate (verifying: the children start beside
+ * the judge's device), its code may have taken the device (all its memory,
+ * say): crashed, as any crash of its own. */
+static json_t *machine_fault(const struct job *J, const char *what, const char *e)
 {
-	char m[ERRBUF + 64];
+	char m[ERRBUF + 96];
+	if (J->cand_started) {
+		snprintf(m, sizeof m, "the judge's %s: %s (after the candidate's child had started)", what, e);
+		return fault(ST_CRASHED, m);
+	}
 	snprintf(m, sizeof m, "the judge's %s: %s (the machine's, not the candidate's)", what, e);
 	json_t *f = fault(ST_CRASHED, m);
 	json_object_set_new(f, "transient", json_true());
@@ -2254,7 +2264,7 @@ static json_t *machine_fault(const char *what, const char *e)
 /* The judge's device, once per process: a judge that serves many jobs
  * (kharness --serve) keeps its context between them.  NULL when ready, else
  * the failure's result. */
-static json_t *dev_ready(const struct dev_ops *d, char *e)
+static json_t *dev_ready(const struct dev_ops *d, const struct job *J, char *e)
 {
 	static const struct dev_ops *ready;
 	int irc = !d->init || ready == d ? 0 : d->init(e);
@@ -2267,7 +2277,7 @@ static json_t *dev_ready(const struct dev_ops *d, char *e)
 		snprintf(m, sizeof m, "unsupported: %s", e);
 		return fault(ST_UNSUPPORTED, m);
 	}
-	return machine_fault("device did not start", e);
+	return machine_fault(J, "device did not start", e);
 }
 
 json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self, char *e)
@@ -2337,17 +2347,17 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	 * (ktime --processes 1, 2, 3: 79.3, 95.5, 72.7 us; docs/gpu.md, "where
 	 * the arena lies"). */
 	int early = timing && d->probe != NULL;
-	json_t *r = early ? dev_ready(d, e) : spawn_kids(&J, timing, e);
+	json_t *r = early ? dev_ready(d, &J, e) : spawn_kids(&J, timing, e);
 	if (!r && early && !J.arena) { /* time_size takes its size from it */
 		double mb = jnum(job, "arena_mb", 0);
 		if (arena_ensure(&J, (size_t)((mb > 0 ? mb : arena_default_mb(&J)) * 1048576.0), e) < 0)
-			r = machine_fault("arena could not be made", e);
+			r = machine_fault(&J, "arena could not be made", e);
 		else
 			progress("arena ready: %zu bytes", J.arena_bytes);
 	}
 	/* Otherwise the children start their devices while the judge starts its own. */
 	if (!r)
-		r = early ? spawn_kids(&J, timing, e) : dev_ready(d, e);
+		r = early ? spawn_kids(&J, timing, e) : dev_ready(d, &J, e);
 	if (!r) {
 		progress("%s ready", d->name);
 		r = kids_ready(&J, e);

@@ -4,8 +4,9 @@
  * judge-device-failure-was-the-candidate's-crash: a GPU that could not make
  * the judge's context (or hold its arena) answered `crashed` for the
  * candidate, whom a model provider's fix pass would then "fix"; it is the
- * machine's failure, crashed with transient: true (docs/record.md), and a
- * device that is not there is still `unsupported`. */
+ * machine's failure, crashed with transient: true (docs/record.md), where
+ * no child has loaded the candidate yet (timing on a GPU: the judge's device
+ * first); a device that is not there is still `unsupported`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
