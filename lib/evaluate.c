@@ -54,6 +54,8 @@ int eval_harness_path(const char *backend, char *buf, size_t n)
 	return access(buf, X_OK) == 0 ? 0 : -1;
 }
 
+const char *const stop_stats[] = {"mean", "median", "paired", NULL};
+
 static const char *expect_status(const char *mode) { return strcmp(mode, "verify") == 0 ? ST_COMPILED : ST_VERIFIED; }
 
 /* Whether this stage should act on a record in status st. */
@@ -675,8 +677,8 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
-	if (o->stop_median)
-		json_object_set_new(job, "stop_stat", json_string("median"));
+	if (o->stop_stat > 0)
+		json_object_set_new(job, "stop_stat", json_string(stop_stats[o->stop_stat]));
 	if (timing)
 		json_object_set_new(job, "wake_cpu", json_string(hot_modes[o->wake_cpu]));
 	if (R->jd && spare_asked(R->gpu))
@@ -793,7 +795,7 @@ static int time_key(const struct run *R, const char *const hashes[5], char key[6
 	char opts[512];
 	snprintf(opts, sizeof opts, "budget %.17g sem %.17g%s runs %d..%d processes %d batch %.17g arena %.17g noise %.17g "
 		 "peaks %.17g %.17g %.17g anchor %d judge %s sandbox %s%s%s",
-		 o->budget_s, o->target_rel_sem, o->stop_median ? " of the median" : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
+		 o->budget_s, o->target_rel_sem, o->stop_stat == 1 ? " of the median" : o->stop_stat == 2 ? " of the paired ratios" : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
 		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
 		 sbx_name(&o->sbx), o->wake_cpu == 1 ? "" : " wake-cpu ", /* the default's key as before the option */
 		 o->wake_cpu == 1 ? "" : hot_modes[o->wake_cpu]);

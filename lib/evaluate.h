@@ -18,6 +18,11 @@
 #include "judge/hot.h"
 #include "sandbox.h"
 
+/* ktime --stop-stat's words, NULL-ended: the standard error of each role's
+ * mean, of its median, or of the paired ratios between roles (the job's
+ * "stop_stat"; docs/tools/ktime.md). */
+extern const char *const stop_stats[];
+
 struct eval_opts {
 	const char *mode;     /* "verify" or "time" */
 	double timeout_s;     /* wall-clock limit for the whole harness run */
@@ -27,7 +32,7 @@ struct eval_opts {
 	const char *sizes;    /* verify: "tests" or "all" (tests + benchmark sizes) */
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
-	int stop_median;      /* time: stop on the standard error of the median (MAD), not of the mean (ktime --stop-stat) */
+	int stop_stat;        /* time: what the target bounds, an index into stop_stats (ktime --stop-stat; 0: the mean's standard error) */
 	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: an index into hot_modes, judge/hot.h; 1 in ktime, 0 elsewhere) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */

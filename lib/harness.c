@@ -1198,6 +1198,7 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
 	const char *stop_stat = json_string_value(json_object_get(o, "stop_stat"));
 	int stop_median = stop_stat && strcmp(stop_stat, "median") == 0;
+	int stop_paired = stop_stat && strcmp(stop_stat, "paired") == 0;
 	/* Early rejection: the bound on the speedup over the seed, this size's
 	 * own where the job has one (ktime --best-sizes) — the best there may
 	 * be a size's own winner, far from the best overall. */
@@ -1500,14 +1501,30 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			}
 		}
 		int settled = 1, noisy = 0;
-		for (int k = 0; k < nw; k++) {
-			struct stats st;
-			stats_summarize(W[k].s, W[k].n, &st);
-			if (stop_median ? !(stats_median_se(W[k].s, W[k].n) <= target * st.median) : !(st.sem <= target * st.mean))
-				settled = 0;
-			if (!(st.sem <= NOISY_SEM * st.mean))
-				noisy = 1;
-		}
+		if (stop_paired && nw > 1) {
+			/* Each pair of roles: the standard error of their ratio, from
+			 * the rounds' pairs of batches (each role ran one batch a
+			 * round), against sqrt(2) x the target — what the mean's rule
+			 * allows the ratio where the two roles' noise is their own;
+			 * noise they share (the device warming across the rounds)
+			 * cancels here and not there (ktime --stop-stat paired). */
+			for (int k = 0; k < nw; k++)
+				for (int l = k + 1; l < nw; l++) {
+					double se = stats_paired_log_se(W[k].s, W[l].s, W[k].n < W[l].n ? W[k].n : W[l].n);
+					if (!(se <= M_SQRT2 * target))
+						settled = 0;
+					if (!(se <= M_SQRT2 * NOISY_SEM))
+						noisy = 1;
+				}
+		} else
+			for (int k = 0; k < nw; k++) {
+				struct stats st;
+				stats_summarize(W[k].s, W[k].n, &st);
+				if (stop_median ? !(stats_median_se(W[k].s, W[k].n) <= target * st.median) : !(st.sem <= target * st.mean))
+					settled = 0;
+				if (!(st.sem <= NOISY_SEM * st.mean))
+					noisy = 1;
+			}
 		if (settled)
 			break;
 		/* Past the budget, a GPU role whose batches spread far more than
@@ -1674,8 +1691,8 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 			}
 		}
 	json_object_set_new(res, "converged", json_boolean(W[0].n < max_runs && proc_now() - t0 <= budget));
-	if (stop_median)
-		json_object_set_new(res, "stop_stat", json_string("median"));
+	if (stop_median || stop_paired)
+		json_object_set_new(res, "stop_stat", json_string(stop_stat));
 	if (attempt > 1)
 		json_object_set_new(res, "attempts", json_integer(attempt));
 	if (extended)

@@ -93,6 +93,21 @@ double stats_median_se(const double *x, size_t n)
 	return 1.2533141373155 * 1.482602218505602 * mad / sqrt((double)n);
 }
 
+double stats_paired_log_se(const double *a, const double *b, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double mean = 0, m2 = 0; /* Welford's, over the differences of logs */
+	for (size_t i = 0; i < n; i++) {
+		if (!(a[i] > 0) || !(b[i] > 0))
+			return NAN;
+		double d = log(a[i]) - log(b[i]), delta = d - mean;
+		mean += delta / (double)(i + 1);
+		m2 += delta * (d - mean);
+	}
+	return sqrt(m2 / (double)(n - 1)) / sqrt((double)n);
+}
+
 void stats_geomean_ci(double g, const double *se, size_t k, double floor, double *lo, double *hi)
 {
 	double v = 0;

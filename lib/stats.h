@@ -53,6 +53,14 @@ double stats_median_log_se(const double *x, size_t n);
  * widen the mean's SEM, not this, and the median is what a record reports.
  * NAN when n < 2. */
 double stats_median_se(const double *x, size_t n);
+/* The standard error of the mean log-ratio of paired samples a[i] / b[i],
+ * i < n (sd of the n differences of logs / sqrt(n)): how well the ratio of
+ * two roles timed in the same rounds is known.  Noise the two share (the
+ * device warming or cooling across a size's rounds) cancels in each pair;
+ * noise of their own adds (independent noise of relative sd s in each: about
+ * sqrt(2) s / sqrt(n)).  ktime --stop-stat paired stops on it.  NAN when
+ * n < 2 or a value is not > 0. */
+double stats_paired_log_se(const double *a, const double *b, size_t n);
 /* The 95 % interval of a geometric mean of k ratios whose log standard
  * errors are se[0..k) and share the floor (one judge's offset moves every
  * size alike, so the floor is not averaged down): lo and hi around g. */

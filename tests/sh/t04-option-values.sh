@@ -35,7 +35,7 @@ check 'ktime: --peak-gbps: 0 is outside 1e-06..1e+09' ktime --peak-gbps 0
 check 'ktime: --arena: 70000 is outside 0..65536' ktime --arena 70000
 check 'ktime: --processes: 17 is outside 0..16' ktime --processes 17
 check 'ktime: --batch: 2 is outside 0..1' ktime --batch 2
-check 'ktime: --stop-stat: "mode" is not one of mean, median' ktime --stop-stat mode
+check 'ktime: --stop-stat: "mode" is not one of mean, median, paired' ktime --stop-stat mode
 check 'ktime: --wake-cpu: "maybe" is not one of off, on, pin' ktime --wake-cpu maybe
 check 'ktime: --retime: "sometimes" is not one of full, confirm' ktime --retime sometimes
 check 'kreport: --peak-gbps: 0 is outside 1e-06..1e+12' kreport --peak-gbps 0

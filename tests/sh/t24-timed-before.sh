@@ -85,6 +85,10 @@ sed -n 3p v.nd | kt --confirm-within 1e9 --stop-stat median >t11.nd 2>t11.err
 expect_eq "stop-stat-median-is-another-entry: timed in full" "timed null" "$(jq -r '"\(.status) \(.time.retime)"' t11.nd)"
 ok "stop-stat-median-recorded: every size says median" jq -e '[.time.sizes[] | .stop_stat == "median"] | all and length > 0' t11.nd
 ok "the rule of the mean says nothing (the default)" jq -e '[.time.sizes[] | has("stop_stat")] | any | not' t8.nd
+# The paired ratios' rule is a third: another entry, and every size says it.
+sed -n 3p v.nd | kt --confirm-within 1e9 --stop-stat paired >t11p.nd 2>t11p.err
+expect_eq "stop-stat-paired-is-another-entry: timed in full" "timed null" "$(jq -r '"\(.status) \(.time.retime)"' t11p.nd)"
+ok "stop-stat-paired-recorded: every size says paired" jq -e '[.time.sizes[] | .stop_stat == "paired"] | all and length > 0' t11p.nd
 # So is a timing without the child's CPU woken first (GPU; the key says so
 # on every back end).
 sed -n 3p v.nd | kt --confirm-within 1e9 --wake-cpu off >t12.nd 2>t12.err

@@ -104,6 +104,26 @@ int main(void)
 		     stats_median_se(slow1, 4) < 0.001 * s1st.median,
 	     "...the median's under it: MAD 0.001 (deviations 0.0005 0.0005 0.0015 0.0045)");
 	T_OK(isnan(stats_median_se(five, 1)), "one sample: NaN");
+	/* The paired ratio's standard error (ktime --stop-stat paired).  Two
+	 * roles that drift together by 0.2 % a round (a device warming after an
+	 * idle compile): each role's mean has a SEM far over 0.1 %, their ratio
+	 * none at all. */
+	const double drift_a[] = {1.000, 1.002, 1.004, 1.006}, drift_b[] = {2.000, 2.004, 2.008, 2.012};
+	struct stats dst;
+	T_OK(stats_summarize(drift_a, 4, &dst) == 0 && dst.sem > 0.001 * dst.mean, "shared drift: the mean's SEM over 0.1 %%");
+	T_OK(stats_paired_log_se(drift_a, drift_b, 4) < 1e-12, "...the paired ratio's nothing (every ratio 1/2)");
+	/* Noise of each role's own: differences of logs d = -0.001 0.001 -0.001
+	 * 0.001 (b steady): mean 0, sd 0.0011547, over sqrt(4). */
+	const double own_a[] = {0.999, 1.001, 0.999, 1.001}, steady[] = {1, 1, 1, 1};
+	double d[4], dm = 0, dv = 0;
+	for (int i = 0; i < 4; i++)
+		d[i] = log(own_a[i]), dm += d[i] / 4;
+	for (int i = 0; i < 4; i++)
+		dv += (d[i] - dm) * (d[i] - dm) / 3;
+	T_OK(near(stats_paired_log_se(own_a, steady, 4), sqrt(dv) / 2, 1e-15), "noise of its own: sd of the log differences / sqrt(n)");
+	T_OK(near(stats_paired_log_se(steady, own_a, 4), stats_paired_log_se(own_a, steady, 4), 1e-15), "...the same either way round");
+	T_OK(isnan(stats_paired_log_se(own_a, steady, 1)) && isnan(stats_paired_log_se((const double[]){1, 0}, steady, 2)),
+	     "one pair, or a value not > 0: NaN");
 	double lo, hi, se2[2] = {0.01, 0.01};
 	stats_geomean_ci(2.0, se2, 2, 0.0, &lo, &hi);
 	T_OK(near(lo, 2.0 * exp(-1.96 * 0.01 / sqrt(2)), 1e-12) && near(hi, 2.0 * exp(1.96 * 0.01 / sqrt(2)), 1e-12),

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 				rc = opt_choice("--retime", optarg, (const char *const[]){"full", "confirm", NULL}, &o.retime, e);
 				break;
 			case 'M':
-				rc = opt_choice("--stop-stat", optarg, (const char *const[]){"mean", "median", NULL}, &o.stop_median, e);
+				rc = opt_choice("--stop-stat", optarg, stop_stats, &o.stop_stat, e);
 				break;
 			case 'K': rc = opt_choice("--wake-cpu", optarg, hot_modes, &o.wake_cpu, e); break;
 			case 'C': rc = opt_double("--confirm-within", optarg, 0, 1e9, &o.confirm_pct, e); break;
