@@ -677,7 +677,7 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 		json_object_set_new(job, "anchor_every", json_integer(o->anchor_every));
 	if (o->target_rel_sem > 0)
 		json_object_set_new(job, "target_rel_sem", json_real(o->target_rel_sem));
-	if (o->stop_stat > 0)
+	if (timing && o->stop_stat >= 0)
 		json_object_set_new(job, "stop_stat", json_string(stop_stats[o->stop_stat]));
 	if (timing)
 		json_object_set_new(job, "wake_cpu", json_string(hot_modes[o->wake_cpu]));
@@ -779,6 +779,14 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
  * none), the task's definition, the
  * harness and the options that change what a timing measures.  The device
  * is not in it: an entry says its own, and is confirmed only on that one. */
+/* The stopping rule's words in the key: none for the back end's own (the
+ * harness's hash stands for it), one for a rule asked by name. */
+static const char *stop_key(int stop_stat)
+{
+	static const char *const k[] = {" of the mean", " of the median", " of the paired ratios"};
+	return stop_stat >= 0 && stop_stat < 3 ? k[stop_stat] : "";
+}
+
 static int time_key(const struct run *R, const char *const hashes[5], char key[65])
 {
 	static char harness_sha[2][65];
@@ -795,7 +803,7 @@ static int time_key(const struct run *R, const char *const hashes[5], char key[6
 	char opts[512];
 	snprintf(opts, sizeof opts, "budget %.17g sem %.17g%s runs %d..%d processes %d batch %.17g arena %.17g noise %.17g "
 		 "peaks %.17g %.17g %.17g anchor %d judge %s sandbox %s%s%s",
-		 o->budget_s, o->target_rel_sem, o->stop_stat == 1 ? " of the median" : o->stop_stat == 2 ? " of the paired ratios" : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
+		 o->budget_s, o->target_rel_sem, stop_key(o->stop_stat), o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
 		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
 		 sbx_name(&o->sbx), o->wake_cpu == 1 ? "" : " wake-cpu ", /* the default's key as before the option */
 		 o->wake_cpu == 1 ? "" : hot_modes[o->wake_cpu]);

@@ -32,7 +32,7 @@ struct eval_opts {
 	const char *sizes;    /* verify: "tests" or "all" (tests + benchmark sizes) */
 	double budget_s;      /* time: per benchmark size */
 	double target_rel_sem;
-	int stop_stat;        /* time: what the target bounds, an index into stop_stats (ktime --stop-stat; 0: the mean's standard error) */
+	int stop_stat;        /* time: what the target bounds, an index into stop_stats (ktime --stop-stat; -1: the back end's, paired on a GPU, the mean on the CPU) */
 	int wake_cpu;         /* time, GPU: wake a child's CPU before each request (ktime --wake-cpu: an index into hot_modes, judge/hot.h; 1 in ktime, 0 elsewhere) */
 	int min_runs, max_runs;
 	int processes;        /* time: processes per role (0: the back end's default) */

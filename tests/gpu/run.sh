@@ -92,6 +92,12 @@ rc=0
 jq -e '[.time.sizes[] | (.cpu_wakes.asked // 0) > 0 and .cpu_wakes.late <= .cpu_wakes.asked] | all and length > 0' \
 	"$tmp/good.json" >/dev/null 2>&1 || rc=1
 result cpu-woken-before-requests "$rc" "asked/late per size: $got" "asked/late per size: $got (want some at every size)"
+# stop-stat-paired-on-gpu: on a GPU ktime's default stopping rule is the
+# paired ratios' (docs/tools/ktime.md --stop-stat), and every size says so.
+got=$(jq -r '[.time.sizes[] | .stop_stat // "none"] | join(" ")' "$tmp/good.json" 2>/dev/null || echo none)
+rc=0
+jq -e '[.time.sizes[] | .stop_stat == "paired"] | all and length > 0' "$tmp/good.json" >/dev/null 2>&1 || rc=1
+result stop-stat-paired-on-gpu "$rc" "stop_stat per size: $got" "stop_stat per size: $got (want paired at every size)"
 expect oob           crashed    "illegal memory access" verify axpy "$here/oob.cu"
 expect badlaunch     crashed    "launch"                verify axpy "$here/badlaunch.cu"
 expect hang          timeout    ""                      verify axpy "$here/hang.cu" --timeout 8

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	err_init(argv[0]);
 	struct eval_opts o = {.mode = "time", .timeout_s = 300, .mem_mb = 8192, .budget_s = 0,
 			     .target_rel_sem = 0.001, .min_runs = 0, .max_runs = 10000, .anchor_every = -1,
-			     .retime = -1, .confirm_pct = 2, .wake_cpu = 1};
+			     .retime = -1, .confirm_pct = 2, .wake_cpu = 1, .stop_stat = -1};
 	static const struct option lo[] = {
 		EVAL_LONGOPTS,
 		{"budget", required_argument, 0, 'b'},   {"target-sem", required_argument, 0, 'S'},
