@@ -773,12 +773,6 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	return res;
 }
 
-/* The key of R's time result in the time cache (lib/timecache.h): every
- * role's object by its compile-cache key, a hash of what it was built from
- * (hashes: candidate, reference, device reference, baseline, seed; "-" for
- * none), the task's definition, the
- * harness and the options that change what a timing measures.  The device
- * is not in it: an entry says its own, and is confirmed only on that one. */
 /* The stopping rule's words in the key: none for the back end's own (the
  * harness's hash stands for it), one for a rule asked by name. */
 static const char *stop_key(int stop_stat)
@@ -787,6 +781,12 @@ static const char *stop_key(int stop_stat)
 	return stop_stat >= 0 && stop_stat < 3 ? k[stop_stat] : "";
 }
 
+/* The key of R's time result in the time cache (lib/timecache.h): every
+ * role's object by its compile-cache key, a hash of what it was built from
+ * (hashes: candidate, reference, device reference, baseline, seed; "-" for
+ * none), the task's definition, the
+ * harness and the options that change what a timing measures.  The device
+ * is not in it: an entry says its own, and is confirmed only on that one. */
 static int time_key(const struct run *R, const char *const hashes[5], char key[65])
 {
 	static char harness_sha[2][65];
