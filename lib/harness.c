@@ -1198,11 +1198,12 @@ static json_t *time_size(struct job *J, struct who *W, int nw, const json_t *siz
 	double batch_s = jnum(o, "batch_s", gpu ? 0.02 : 0.01);
 	/* The stopping rule: the job's "stop_stat", else on a GPU the paired
 	 * ratios' — the A/A of matmul and softmax held with it (20/20 within 1 %,
-	 * worst 0.47 %, back to back and from idle) and a new matmul
-	 * candidate's time stage went from 0.57 to 0.54 s (median; 15 of 15
+	 * worst 0.47 %, back to back and from idle) and on one H200 a new matmul
+	 * candidate's time stage went from 0.565 to 0.54 s (median; 15 of 15
 	 * at 4 batches a role at both sizes, against 9 with the mean's), softmax's
-	 * 0.67 to 0.65 s (docs/gpu.md, twenty-sixth session) — and on the CPU
-	 * the mean's (its A/A is not measured with another). */
+	 * 0.67 to 0.645 s; where a role's own noise spreads its batches it does
+	 * what the mean's does (docs/gpu.md, twenty-sixth session) — and on the
+	 * CPU the mean's (its A/A is not measured with another). */
 	const char *stop_stat = json_string_value(json_object_get(o, "stop_stat"));
 	if (!stop_stat)
 		stop_stat = gpu ? "paired" : "mean";
