@@ -27,7 +27,9 @@
 # one at a time, each only after the record before came out, and the wall
 # time from write to record is taken; then the same N again (cached compile,
 # verify and time redone).  Prints median, min and max of each, how many
-# records measured an anchor, and who used the CPUs over the pass
+# records measured an anchor, the new records' compile and time stages
+# (median, min-max) with the batches a role they timed each size with and
+# under which stopping rule, and who used the CPUs over the pass
 # (bench/cpu-use.sh).  --gap SEC:
 # wait SEC after each record before the next is sent (default 0: at once),
 # so that each finds the judges idle, their spares made.
@@ -192,6 +194,20 @@ anchors_measured() {
 			" (" + ($m | group_by(.) | map("\(.[0]) \(length)") | join(", ")) + ")" else "" end)"' "$2"
 }
 
+# stages PREFIX FILE: for the records of FILE whose id starts with PREFIX,
+# the median (min-max) of their compile and time stages, and how many timed
+# each size with how many batches a role (4/4: both sizes at the GPU's fewest)
+# under which stopping rule (their sizes' stop_stat; "mean" where none).
+stages() {
+	local c t
+	c=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .compile.seconds // empty' "$2" | med_min_max | awk '{ printf "%s (%s-%s)", $1, $2, $3 }')
+	t=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .time.seconds // empty' "$2" | med_min_max | awk '{ printf "%s (%s-%s)", $1, $2, $3 }')
+	printf '  stages, median (min-max): compile %s s, time %s s; batches a role at the sizes: %s\n' "$c" "$t" \
+		"$(jq -s -r --arg p "$1" '[.[] | select(.id | startswith($p)) | [.time.sizes // [] | .[]] | select(length > 0) |
+			"\(map(.candidate.n) | join("/")) \(map(.stop_stat // "mean") | unique | join("+"))"] |
+			group_by(.) | sort_by(-length) | map("\(.[0] | split(" ")[0]) x\(length) (\(.[0] | split(" ")[1]))") | join(", ")' "$2")"
+}
+
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
 # again, one at a time through one open pipeline; seconds from write to record.
 latency() {
@@ -231,6 +247,7 @@ latency() {
 		printf '%s latency, one candidate at a time on a warm judge, %s: median %s s, min %s, max %s over %d; %s\n' "$1" "$p" \
 			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$lt" | sort | uniq -c | xargs)"
 		anchors_measured "lat-$p-" "$lf"
+		[ "$p" = cached ] || stages "lat-$p-" "$lf" # a cached record keeps its sizes from before
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))
 	[ -s "$tmp/cpu1" ] && echo "  CPU use over the pass: $("$here/bench/cpu-use.sh" report "$tmp/cpu0" "$tmp/cpu1")"

@@ -60,6 +60,23 @@ jq -cn --arg log "$log" '{id: "lat-new-x", time: {log: $log}}' >"$T/went.nd"
 expect_eq "size-named-once: each size once, in order" \
 	"    lat-new-x: | n=4 0.002 single 0.040 warmed 0.080 (0.040 s, timed until less than) timed 0.200 (4) | n=8 0.202" \
 	"$(time_went lat-new "$T/went.nd")"
+# stages-summed: gpu-throughput's line of the new records' stages — the
+# compile's and the time stage's median (min-max) and how many records timed
+# their sizes with how many batches a role, under which stopping rule (the
+# mean's where a size names none); records of other passes left out.
+{
+	jq -cn '{id: "lat-new-a", compile: {seconds: 1.0}, time: {seconds: 0.5, sizes: [{candidate: {n: 4}, stop_stat: "paired"}, {candidate: {n: 4}, stop_stat: "paired"}]}}'
+	jq -cn '{id: "lat-new-b", compile: {seconds: 3.0}, time: {seconds: 0.7, sizes: [{candidate: {n: 6}, stop_stat: "paired"}, {candidate: {n: 4}, stop_stat: "paired"}]}}'
+	jq -cn '{id: "lat-new-c", compile: {seconds: 2.0}, time: {seconds: 0.6, sizes: [{candidate: {n: 4}, stop_stat: "paired"}, {candidate: {n: 4}, stop_stat: "paired"}]}}'
+	jq -cn '{id: "lat-new-d", compile: {seconds: 1.5}, time: {seconds: 0.9, sizes: [{candidate: {n: 8}}, {candidate: {n: 8}}]}}'
+	jq -cn '{id: "lat-cached-a", compile: {seconds: 0}, time: {seconds: 0.3, sizes: [{candidate: {n: 4}}]}}'
+} >"$T/stages.nd"
+# shellcheck disable=SC1090,SC1091 # the function, from the bench script itself; med_min_max from bench/lib.sh
+. "$ROOT/bench/lib.sh"
+. <(sed -n '/^stages()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
+expect_eq "stages-summed: medians, ranges and the batches by rule" \
+	"  stages, median (min-max): compile 1.75 (1.00-3.00) s, time 0.65 (0.50-0.90) s; batches a role at the sizes: 4/4 x2 (paired), 6/4 x1 (paired), 8/8 x1 (mean)" \
+	"$(stages lat-new- "$T/stages.nd")"
 # bench/gpu-throughput.sh --help: the whole header, to its env line (a fixed
 # line range once cut the last line off when the header grew).
 "$ROOT/bench/gpu-throughput.sh" --help >"$T/help" 2>&1
