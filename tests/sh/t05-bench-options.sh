@@ -71,8 +71,9 @@ expect_eq "size-named-once: each size once, in order" \
 	jq -cn '{id: "lat-new-d", compile: {seconds: 1.5}, time: {seconds: 0.9, sizes: [{candidate: {n: 8}}, {candidate: {n: 8}}]}}'
 	jq -cn '{id: "lat-cached-a", compile: {seconds: 0}, time: {seconds: 0.3, sizes: [{candidate: {n: 4}}]}}'
 } >"$T/stages.nd"
-# shellcheck disable=SC1090,SC1091 # the function, from the bench script itself; med_min_max from bench/lib.sh
+# shellcheck source=bench/lib.sh # med_min_max
 . "$ROOT/bench/lib.sh"
+# shellcheck disable=SC1090 # the function, from the bench script itself
 . <(sed -n '/^stages()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
 expect_eq "stages-summed: medians, ranges and the batches by rule" \
 	"  stages, median (min-max): compile 1.75 (1.00-3.00) s, time 0.65 (0.50-0.90) s; batches a role at the sizes: 4/4 x2 (paired), 6/4 x1 (paired), 8/8 x1 (mean)" \
