@@ -2366,16 +2366,20 @@ json_t *harness_run(const struct dev_ops *d, const json_t *job, const char *self
 	if (wake && !hot_started() && hot_init() == 0)
 		progress("a child's CPU is woken before each request%s", wake == 2 ? ", and the child pinned to it until asked" : "");
 	hot_enable(wake);
-	/* Timing on a GPU: the judge's device and its whole arena first, before
-	 * any child has a context or memory of its own.  Where in device memory
-	 * the arena lands moved softmax 4096x4096 between 72 and 96 us for every
-	 * role alike (rows of 16 KiB; 32768x1000 did not move), and with the
-	 * arena allocated after the children it depended on how many there were
-	 * (ktime --processes 1, 2, 3: 79.3, 95.5, 72.7 us; docs/gpu.md, "where
-	 * the arena lies"). */
-	int early = timing && d->probe != NULL;
+	/* On a GPU: the judge's device first, before any child has a context
+	 * or memory of its own — and timing, its whole arena too.  Where in
+	 * device memory the arena lands moved softmax 4096x4096 between 72 and
+	 * 96 us for every role alike (rows of 16 KiB; 32768x1000 did not move),
+	 * and with the arena allocated after the children it depended on how
+	 * many there were (ktime --processes 1, 2, 3: 79.3, 95.5, 72.7 us;
+	 * docs/gpu.md, "where the arena lies").  Verifying, so that the judge's
+	 * device failing to start is the machine's failure (machine_fault), not
+	 * the candidate's crash, which a child whose code ran beside it would
+	 * make it: at the cost of starting the children after the judge's
+	 * context, not beside it, in a judge's first job. */
+	int early = d->probe != NULL;
 	json_t *r = early ? dev_ready(d, &J, e) : spawn_kids(&J, timing, e);
-	if (!r && early && !J.arena) { /* time_size takes its size from it */
+	if (!r && early && timing && !J.arena) { /* time_size takes its size from it */
 		double mb = jnum(job, "arena_mb", 0);
 		if (arena_ensure(&J, (size_t)((mb > 0 ? mb : arena_default_mb(&J)) * 1048576.0), e) < 0)
 			r = machine_fault(&J, "arena could not be made", e);

@@ -5,8 +5,13 @@
  * the judge's context (or hold its arena) answered `crashed` for the
  * candidate, whom a model provider's fix pass would then "fix"; it is the
  * machine's failure, crashed with transient: true (docs/record.md), where
- * no child has loaded the candidate yet (timing on a GPU: the judge's device
- * first); a device that is not there is still `unsupported`. */
+ * no child has loaded the candidate yet (on a GPU the judge's device comes
+ * first); a device that is not there is still `unsupported`.
+ *
+ * verify-started-children-before-the-judge's-device: verifying, the judge
+ * started the candidate's child beside its own device, so the same failure
+ * there was the candidate's crash (its code may have taken the device); the
+ * judge's device now comes first verifying too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +62,18 @@ int main(void)
 	said = r ? json_dumps(r, JSON_COMPACT) : NULL;
 	T_OK(r && st && strcmp(st, "unsupported") == 0 && !json_object_get(r, "transient"),
 	     "no such device: unsupported, not transient (%s)", said ? said : e);
+	free(said);
+	json_decref(r);
+	/* Verifying on a device that has a probe (a GPU): the judge's device
+	 * first too, so its failure is the machine's. */
+	json_object_set_new(job, "mode", json_string("verify"));
+	r = harness_run(&failing, job, "/nonexistent/kharness", e);
+	st = json_string_value(json_object_get(r, "status"));
+	msg = json_string_value(json_object_get(r, "message"));
+	said = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	T_OK(r && st && strcmp(st, "crashed") == 0 && json_is_true(json_object_get(r, "transient")) && msg &&
+		     strstr(msg, "the machine's, not the candidate's"),
+	     "verifying, the judge's device fails: crashed, transient, the machine's (%s)", said ? said : e);
 	free(said);
 	json_decref(r);
 	json_decref(job);
