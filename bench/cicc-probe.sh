@@ -55,13 +55,13 @@ task=matmul srcs=()
 if [ "$prefix" = 1 ]; then
 	for f in "$@"; do
 		[ -f "$f" ] || { echo "cicc-probe: --prefix: no file $f" >&2; exit 2; }
-		srcs+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")") # before the cd below
+		srcs+=("$(realpath "$f")") # before the cd below
 	done
 else
 	task=${1:-matmul}
 	if [ -n "$source" ]; then
 		[ -f "$source" ] || { echo "cicc-probe: --source: no file $source" >&2; exit 2; }
-		source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source") # before the cd below
+		source=$(realpath "$source") # before the cd below
 	fi
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

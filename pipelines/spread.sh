@@ -232,8 +232,9 @@ if [ "$(ids "$work/input.ndjson")" != "$(ids "$tmp")" ]; then
 fi
 status=0
 if cat "$work"/out/*.err 2>/dev/null | grep -q '^stages.sh: bad input'; then status=1; fi
-if [ "$status" = 0 ] && [ "$(wc -l <"$tmp")" != "$nrec" ]; then
-	die "$(wc -l <"$tmp") records came back for $nrec sent; nothing written"
+nback=$(wc -l <"$tmp")
+if [ "$status" = 0 ] && [ "$nback" != "$nrec" ]; then
+	die "$nback records came back for $nrec sent; nothing written"
 fi
 if [ -n "$out" ]; then
 	mv "$tmp" "$out"
