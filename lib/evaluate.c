@@ -773,14 +773,6 @@ static json_t *run_job(const struct run *R, const json_t *extra, char *e)
 	return res;
 }
 
-/* The stopping rule's words in the key: none for the back end's own (the
- * harness's hash stands for it), one for a rule asked by name. */
-static const char *stop_key(int stop_stat)
-{
-	static const char *const k[] = {" of the mean", " of the median", " of the paired ratios"};
-	return stop_stat >= 0 && stop_stat < 3 ? k[stop_stat] : "";
-}
-
 /* The key of R's time result in the time cache (lib/timecache.h): every
  * role's object by its compile-cache key, a hash of what it was built from
  * (hashes: candidate, reference, device reference, baseline, seed; "-" for
@@ -801,9 +793,12 @@ static int time_key(const struct run *R, const char *const hashes[5], char key[6
 	if (!def)
 		return -1;
 	char opts[512];
-	snprintf(opts, sizeof opts, "budget %.17g sem %.17g%s runs %d..%d processes %d batch %.17g arena %.17g noise %.17g "
+	/* The stopping rule: no words for the back end's own (the harness's hash
+	 * stands for it), " of the WORD" for a rule asked by name. */
+	int named = o->stop_stat >= 0;
+	snprintf(opts, sizeof opts, "budget %.17g sem %.17g%s%s runs %d..%d processes %d batch %.17g arena %.17g noise %.17g "
 		 "peaks %.17g %.17g %.17g anchor %d judge %s sandbox %s%s%s",
-		 o->budget_s, o->target_rel_sem, stop_key(o->stop_stat), o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
+		 o->budget_s, o->target_rel_sem, named ? " of the " : "", named ? stop_stats[o->stop_stat] : "", o->min_runs, o->max_runs, o->processes, o->batch_s, o->arena_mb, o->noise,
 		 o->peak_gbps, o->peak_gflops, o->peak_dram_gbps, o->anchor_every, R->jd ? "long-lived" : "fresh",
 		 sbx_name(&o->sbx), o->wake_cpu == 1 ? "" : " wake-cpu ", /* the default's key as before the option */
 		 o->wake_cpu == 1 ? "" : hot_modes[o->wake_cpu]);

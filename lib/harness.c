@@ -2267,14 +2267,15 @@ static void kids_log(struct job *J)
 }
 
 /* A failure of the judge's own device or memory.  Before any code of the
- * candidate ran (no child started with its library: timing on a GPU starts
- * the judge's device and arena first), the machine's, not the candidate's —
- * crashed with "transient" (docs/record.md), which the pipelines' fix pass
- * leaves alone and a reprocess judges again; before, a GPU that could not
- * make a context or hold the arena marked every candidate as its own crash.
- * After a child loaded the candidate (verifying: the children start beside
- * the judge's device), its code may have taken the device (all its memory,
- * say): crashed, as any crash of its own. */
+ * candidate ran (no child started with its library: on a GPU the judge
+ * starts its device, and timing its arena, first), the machine's, not the
+ * candidate's — crashed with "transient" (docs/record.md), which the
+ * pipelines' fix pass leaves alone and a reprocess judges again; before, a
+ * GPU that could not make a context or hold the arena marked every
+ * candidate as its own crash.  After a child loaded the candidate (a device
+ * without a probe: the children start beside the judge's), its code may
+ * have taken the device (all its memory, say): crashed, as any crash of its
+ * own. */
 static json_t *machine_fault(const struct job *J, const char *what, const char *e)
 {
 	char m[ERRBUF + 96];
