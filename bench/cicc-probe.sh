@@ -197,8 +197,7 @@ function mmm(s,   a, k, i, lo, hi) { k = split(s, a, " "); lo = hi = a[1]
 END { for (i = 1; i <= n; i++) printf "%-18s cicc median/min/max %s   ptxas %s\n", order[i], mmm(c[order[i]]), mmm(p[order[i]]) }' "$tsv"
 for a in "${arms[@]}"; do echo "$a: PTX $(md5sum <"w-$a.ptx" | cut -c1-32), cubin $(md5sum <"w-$a.cubin" | cut -c1-32)"; done
 # Within a round each arm against none; a sign test over rounds.
-awk -F'\t' -v k="${#arms[@]}" "$AWK_MED"'
-function sign_p(b, n,   i, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
+awk -F'\t' -v k="${#arms[@]}" "$AWK_MED$AWK_SIGN_P"'
 { r = int((NR - 1) / k); if ($1 == "none") { c0[r] = $2; p0[r] = $3 } else { ca[$1, r] = $2; pa[$1, r] = $3; if (!seen[$1]++) order[++n] = $1 } ; rounds = r + 1 }
 END { for (i = 1; i <= n; i++) { a = order[i]
 	for (t = 1; t <= 2; t++) { s = ""; b = 0

@@ -76,8 +76,7 @@ echo "$task: $(wc -l <"$tmp/src.nd") sources (the seed and $n kgen children), $r
 for a in "${arms[@]}"; do
 	printf '%-8s compiler seconds median/min/max %s\n' "$a" "$(awk -F'\t' -v a="$a" '$2 == a && $4 != "failed" { print $4 }' "$tsv" | med_min_max 3)"
 done
-awk -F'\t' "$AWK_MED"'
-function sign_p(b, n,   i, j, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
+awk -F'\t' "$AWK_MED$AWK_SIGN_P"'
 $4 != "failed" { t[$1, $2, $3] = $4; if ($1 > R) R = $1; if ($3 > S) S = $3 }
 END { split("full nouser hosttmp", arms, " ")
 	for (i = 1; i <= 3; i++) { s = ""; b = 0; m = 0

@@ -53,6 +53,13 @@ AWK_MED='function med(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i 
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
 '
 
+# AWK_SIGN_P: likewise, sign_p(b, n), the one-sided sign test's p: the
+# chance of b or more of n rounds going one way where each goes either way
+# at even odds (compile-sandbox.sh, cicc-probe.sh, nvcc-prefix.sh).
+# shellcheck disable=SC2034 # for the scripts that source this
+AWK_SIGN_P='function sign_p(b, n,   i, j, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
+'
+
 # bench_sources TASK N BIN: TASK's cuda seed as a generated record and, for N
 # above 0, N distinct kgen mutate children of it (seed 7), one a line on
 # stdout (BIN: the tools' directory).

@@ -68,8 +68,7 @@ for task in "$@"; do
 			"$(awk -F'\t' -v t="$task" -v w="$way" '$1 == t && $4 == w { print $5 }' "$tsv" | med_min_max 3)"
 	done
 done
-awk -F'\t' -v A="$A" -v B="$B" -v F="$F" "$AWK_MED"'
-function sign_p(b, n,   i, j, c, p) { p = 0; for (i = b; i <= n; i++) { c = 1; for (j = 0; j < i; j++) c = c * (n - j) / (j + 1); p += c }; return p / 2 ^ n }
+awk -F'\t' -v A="$A" -v B="$B" -v F="$F" "$AWK_MED$AWK_SIGN_P"'
 { k = $1 "\t" $2 "\t" $3; s[k, $4] = $5; if (!seen[k]++) keys[++n] = k; if (!tk[$1]++) order[++nt] = $1
   if ($4 == A) how[$1, $6]++
   res[$1, $2, $4] = $7; srcs[$1, $2] = 1 }
