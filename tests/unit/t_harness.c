@@ -31,6 +31,19 @@ static int probe(double *s, char *e)
 	return 0;
 }
 
+/* harness_run's answer for job on d, and in said (n bytes) that answer as
+ * JSON, or the error where there is none. */
+static json_t *run(const struct dev_ops *d, const json_t *job, char *said, size_t n, char *e)
+{
+	json_t *r = harness_run(d, job, "/nonexistent/kharness", e);
+	char *s = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	snprintf(said, n, "%s", s ? s : e);
+	free(s);
+	return r;
+}
+
+static const char *field(const json_t *r, const char *k) { return json_string_value(json_object_get(r, k)); }
+
 int main(void)
 {
 	char dir[] = "/tmp/ksci-t-harness.XXXXXX", so[256], cmd[600], e[ERRBUF] = "";
@@ -44,37 +57,30 @@ int main(void)
 	json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "mode", "time", "task", "softmax", "tasks_root",
 				KSCI_DATADIR "/tasks", "backend", "c", "reference", so, "candidate", so);
 	/* Timing with a device that has a probe: the judge's device first. */
+	char said[4096];
 	struct dev_ops failing = {.name = "failing", .init = init_fails, .probe = probe};
-	json_t *r = harness_run(&failing, job, "/nonexistent/kharness", e);
-	const char *st = json_string_value(json_object_get(r, "status"));
-	const char *msg = json_string_value(json_object_get(r, "message"));
-	char *said = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	json_t *r = run(&failing, job, said, sizeof said, e);
+	const char *st = field(r, "status"), *msg = field(r, "message");
 	T_OK(r && st && strcmp(st, "crashed") == 0 && json_is_true(json_object_get(r, "transient")),
-	     "the judge's device fails: crashed, transient (%s)", said ? said : e);
-	free(said);
+	     "the judge's device fails: crashed, transient (%s)", said);
 	T_OK(msg && strstr(msg, "the judge's device did not start: creating the CUDA context: out of memory (test)") &&
 		     strstr(msg, "the machine's, not the candidate's"),
 	     "...the message says whose failure it is (%s)", msg ? msg : "none");
 	json_decref(r);
 	struct dev_ops absent = {.name = "absent", .init = init_none, .probe = probe};
-	r = harness_run(&absent, job, "/nonexistent/kharness", e);
-	st = json_string_value(json_object_get(r, "status"));
-	said = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	r = run(&absent, job, said, sizeof said, e);
+	st = field(r, "status");
 	T_OK(r && st && strcmp(st, "unsupported") == 0 && !json_object_get(r, "transient"),
-	     "no such device: unsupported, not transient (%s)", said ? said : e);
-	free(said);
+	     "no such device: unsupported, not transient (%s)", said);
 	json_decref(r);
 	/* Verifying on a device that has a probe (a GPU): the judge's device
 	 * first too, so its failure is the machine's. */
 	json_object_set_new(job, "mode", json_string("verify"));
-	r = harness_run(&failing, job, "/nonexistent/kharness", e);
-	st = json_string_value(json_object_get(r, "status"));
-	msg = json_string_value(json_object_get(r, "message"));
-	said = r ? json_dumps(r, JSON_COMPACT) : NULL;
+	r = run(&failing, job, said, sizeof said, e);
+	st = field(r, "status"), msg = field(r, "message");
 	T_OK(r && st && strcmp(st, "crashed") == 0 && json_is_true(json_object_get(r, "transient")) && msg &&
 		     strstr(msg, "the machine's, not the candidate's"),
-	     "verifying, the judge's device fails: crashed, transient, the machine's (%s)", said ? said : e);
-	free(said);
+	     "verifying, the judge's device fails: crashed, transient, the machine's (%s)", said);
 	json_decref(r);
 	json_decref(job);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
