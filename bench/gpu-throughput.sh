@@ -208,6 +208,17 @@ stages() {
 			group_by(.) | sort_by(-length) | map("\(.[0] | split(" ")[0]) x\(length) (\(.[0] | split(" ")[1]))") | join(", ")' "$2")"
 }
 
+# outside PASS TSV ND: the seconds each record of PASS spent outside its
+# three stages (its latency, TSV's line, less its compile, verify and time
+# seconds, ND's record after the first): the pipe's own cost, the tools'
+# reading and writing of the record and the judges' work before or after a
+# job — median (min-max).
+outside() {
+	paste <(awk -F'\t' '{ print $1 "\t" $2 }' "$2") <(jq -r '(.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)' "$3" | tail -n +2) |
+		awk -F'\t' -v p="$1" '$1 == p { printf "%.3f\n", $2 - $3 }' | med_min_max 3 |
+		awk '{ printf "  outside the three stages (latency less compile, verify and time), median (min-max): %s (%s-%s) s\n", $1, $2, $3 }'
+}
+
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same
 # again, one at a time through one open pipeline; seconds from write to record.
 latency() {
@@ -247,6 +258,7 @@ latency() {
 		printf '%s latency, one candidate at a time on a warm judge, %s: median %s s, min %s, max %s over %d; %s\n' "$1" "$p" \
 			"$m" "$lo" "$hi" "$(wc -l <"$tmp/lat-$p")" "$(awk -F'\t' -v p="$p" '$1 == p { print $3 }' "$lt" | sort | uniq -c | xargs)"
 		anchors_measured "lat-$p-" "$lf"
+		outside "$p" "$lt" "$lf"
 		[ "$p" = cached ] || stages "lat-$p-" "$lf" # a cached record keeps its sizes from before
 	done
 	jq -s -r 'def r2: . * 100 | round / 100; .[1:][] | "  \(.id): compile \(.compile.seconds // 0 | r2) (cached \(.compile.cached // false)) verify \(.verify.seconds // 0 | r2) (\(.verify.candidate_child // "-")) time \(.time.seconds // 0 | r2) s (\(.time.candidate_child // "-"), lock wait \(.time.gpu_wait_s // 0 | r2), batches \([.time.sizes // [] | .[] | .candidate.n] | join("/")))\(if .time.retime then ", retime \(.time.retime.mode) agreed \(.time.retime.agreed) diff \(.time.retime.diff_pct // "-" | if type == "number" then r2 else . end) % (candidate \(.time.retime.candidate.then_us // 0 | r2) -> \(.time.retime.candidate.now_us // 0 | r2) us, seed \(.time.retime.seed.then_us // 0 | r2) -> \(.time.retime.seed.now_us // 0 | r2) us, \(.time.retime.batches // "-") batches)" else "" end)"' "$lf" | head -n $((2 * lat))

@@ -78,6 +78,25 @@ expect_eq "size-named-once: each size once, in order" \
 expect_eq "stages-summed: medians, ranges and the batches by rule" \
 	"  stages, median (min-max): compile 1.75 (1.00-3.00) s, time 0.65 (0.50-0.90) s; batches a role at the sizes: 4/4 x2 (paired), 6/4 x1 (paired), 8/8 x1 (mean)" \
 	"$(stages lat-new- "$T/stages.nd")"
+# outside-the-stages: gpu-throughput's line of the seconds a record of the
+# pass spent outside its three stages — its latency less their seconds,
+# the pass's records paired with the records after the warm one, in order.
+printf 'new\t2.000\ttimed\nnew\t3.000\ttimed\ncached\t0.500\ttimed\nnew\t1.600\ttimed\n' >"$T/lat.tsv"
+{
+	jq -cn '{id: "warm", compile: {seconds: 9}, time: {seconds: 9}}'
+	jq -cn '{id: "a", compile: {seconds: 1.5}, verify: {seconds: 0.1}, time: {seconds: 0.3}}'
+	jq -cn '{id: "b", compile: {seconds: 2.0}, verify: {seconds: 0.1}, time: {seconds: 0.5}}'
+	jq -cn '{id: "c", verify: {seconds: 0.1}, time: {seconds: 0.3}}'
+	jq -cn '{id: "d", compile: {seconds: 1.0}, time: {seconds: 0.5}}'
+} >"$T/lat.nd"
+# shellcheck disable=SC1090 # the function, from the bench script itself
+. <(sed -n '/^outside()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
+expect_eq "outside-the-stages: the new records' (0.1, 0.4, 0.1)" \
+	"  outside the three stages (latency less compile, verify and time), median (min-max): 0.100 (0.100-0.400) s" \
+	"$(outside new "$T/lat.tsv" "$T/lat.nd")"
+expect_eq "outside-the-stages: the cached record's (0.1)" \
+	"  outside the three stages (latency less compile, verify and time), median (min-max): 0.100 (0.100-0.100) s" \
+	"$(outside cached "$T/lat.tsv" "$T/lat.nd")"
 # bench/gpu-throughput.sh --help: the whole header, to its env line (a fixed
 # line range once cut the last line off when the header grew).
 "$ROOT/bench/gpu-throughput.sh" --help >"$T/help" 2>&1
