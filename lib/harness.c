@@ -1468,6 +1468,19 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 				}
 			}
 		}
+		/* The cross-check beyond doubt (stats_xcheck_far): the attempt
+		 * ends after the candidate's first two batches, failed as it
+		 * would at its end, where each saw more than a second and more
+		 * than half the batch beyond the events — the hog's attempts
+		 * (6.4 s batches) ran their 4 rounds at least, 113 s of GPU. */
+		if (gpu && W[0].n == 2 && W[0].nx == 2) {
+			const double b[2] = {W[0].s[0] * n, W[0].s[1] * n};
+			if (stats_xcheck_far(W[0].x, b)) {
+				progress("the candidate's first two batches: %.0f and %.0f us beyond the events, of %.0f and "
+					 "%.0f us; the attempt ends", W[0].x[0] * 1e6, W[0].x[1] * 1e6, b[0] * 1e6, b[1] * 1e6);
+				break;
+			}
+		}
 		size_t have = W[0].n, cycle = nw == 3 ? 6 : (size_t)nw;
 		if (have >= max_runs)
 			break;

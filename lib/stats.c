@@ -125,6 +125,14 @@ int stats_xcheck_disagree(double excess_s, double batch_s)
 	return excess_s > 0.1 * batch_s + 30e-6;
 }
 
+int stats_xcheck_far(const double excess_s[2], const double batch_s[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (!(excess_s[i] > XCHECK_FAR_S && excess_s[i] > 0.5 * batch_s[i]))
+			return 0;
+	return 1;
+}
+
 double stats_exchange_share(double exch_s, double per_call_s, double n)
 {
 	if (!(exch_s > 0))

@@ -25,6 +25,15 @@ double stats_geomean(const double *x, size_t n);
  * missed work (left on another stream): more than a tenth of the batch
  * plus 30 us. */
 int stats_xcheck_disagree(double excess_s, double batch_s);
+/* The cross-check beyond doubt, after an attempt's first two batches of a
+ * role: 1 when each saw more than XCHECK_FAR_S and more than half of its
+ * batch (batch_s[i], the batch less the exchange) beyond the events
+ * (excess_s[i]) — no honest transient does that twice (the largest seen:
+ * 3 ms of a 22 ms batch, a pipeline's contexts starting; a context's own
+ * start 0.14-0.35 s) — and then stats_xcheck_disagree holds on their
+ * medians, so an attempt can end there (the hog: 6.4 s batches). */
+#define XCHECK_FAR_S 1.0
+int stats_xcheck_far(const double excess_s[2], const double batch_s[2]);
 
 /* The judge's exchange with a child (the wall it adds to every batch,
  * measured with empty calls and subtracted) as a share of one batch of n

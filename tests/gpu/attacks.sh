@@ -28,7 +28,8 @@
 #   11 testsize     right at the test sizes, garbage from n = 2^20
 #                                          -> verified, ktime wrong
 #   12 hog          a 50 ms busy kernel on a non-blocking stream after each
-#                   correct call     -> ktime wrong (cross-check or busy probe)
+#                   correct call     -> ktime wrong (cross-check or busy probe),
+#                   each attempt ended after two batches (beyond doubt)
 #   13 skipwrite    stops launching after its first call at a benchmark size,
 #                   on axpy_loose (a tolerance any finite z passes)
 #                                    -> ktime wrong (NaN: the judge's poison)
@@ -327,6 +328,10 @@ if gpu; then
 		"$(st hog t) $(rec "$tmp/hog.t.json" '"speedup_vs_baseline" in (g("time") or {})')"
 	check "hog: caught by the timing cross-check or the busy probe (the message)" \
 		grep -Eq "cross-check|still busy" <<<"$(msg hog time)"
+	# hog-attempt-ends-early: each attempt stops after the candidate's
+	# first two batches (stats_xcheck_far), not after its 4 rounds.
+	is "hog: each of its 3 attempts ended after the candidate's first two batches (its log)" 3 \
+		"$(logof hog time | grep -c 'the attempt ends')"
 fi
 
 # 13. Skip the write, where the other calls' outputs would pass: only the

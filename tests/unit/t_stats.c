@@ -48,6 +48,21 @@ int main(void)
 	T_OK(!stats_xcheck_disagree(25e-6, 150e-6), "a tiny kernel's batch with 25 us of host jitter agrees");
 	T_OK(stats_xcheck_disagree(4.7e-3, 5e-3), "a side-stream kernel (events saw only their own records) disagrees");
 	T_OK(stats_xcheck_disagree(1e-3, 2e-3), "half the work hidden disagrees");
+	/* hog-attempt-ends-early: the cross-check beyond doubt after two batches
+	 * (tests/gpu/attacks.sh's hog: 6.39 s of each 6.40 s batch beyond the
+	 * events), and never on what an honest batch has shown. */
+	const double hx[] = {6.39, 6.40}, hb[] = {6.40, 6.41};
+	T_OK(stats_xcheck_far(hx, hb), "xcheck far: the hog's two batches, nearly all beyond the events");
+	const double tx[] = {0.35, 0.35}, tb[] = {0.37, 0.37};
+	T_OK(!stats_xcheck_far(tx, tb), "xcheck far: a context's start twice (0.35 s) is not beyond doubt");
+	const double ox[] = {6.39, 0.003}, ob[] = {6.40, 0.022};
+	T_OK(!stats_xcheck_far(ox, ob), "xcheck far: one batch of two is not");
+	const double lx[] = {1.5, 1.5}, lb[] = {20, 20};
+	T_OK(!stats_xcheck_far(lx, lb), "xcheck far: 1.5 s of a 20 s batch is not (under half)");
+	T_OK(stats_xcheck_disagree((hx[0] + hx[1]) / 2, (hb[0] + hb[1]) / 2),
+	     "xcheck far: where it holds, the medians of the two disagree");
+	const double nx[] = {NAN, 6.39};
+	T_OK(!stats_xcheck_far(nx, hb), "xcheck far: NaN is not beyond doubt");
 	/* exchange-dominated-speedup: the exchange's share of a batch, and the
 	 * calls a batch needs for it to be a tenth (t81's size under load: 5.9
 	 * ms of exchange; the candidate's median after it was clamped to 1e-12 s). */
