@@ -1468,19 +1468,6 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 				}
 			}
 		}
-		/* The cross-check beyond doubt (stats_xcheck_far): the attempt
-		 * ends after the candidate's first two batches, failed as it
-		 * would at its end, where each saw more than a second and more
-		 * than half the batch beyond the events — the hog's attempts
-		 * (6.4 s batches) ran their 4 rounds at least, 113 s of GPU. */
-		if (gpu && W[0].n == 2 && W[0].nx == 2) {
-			const double b[2] = {W[0].s[0] * n, W[0].s[1] * n};
-			if (stats_xcheck_far(W[0].x, b)) {
-				progress("the candidate's first two batches: %.0f and %.0f us beyond the events, of %.0f and "
-					 "%.0f us; the attempt ends", W[0].x[0] * 1e6, W[0].x[1] * 1e6, b[0] * 1e6, b[1] * 1e6);
-				break;
-			}
-		}
 		size_t have = W[0].n, cycle = nw == 3 ? 6 : (size_t)nw;
 		if (have >= max_runs)
 			break;
@@ -1495,9 +1482,19 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		int far = stop_below > 0 && seeded && !due && have >= FAR_BATCHES &&
 			  stats_far_below(W[0].s, W[0].n, seed_w > 0 ? W[seed_w].s : NULL, seed_w > 0 ? W[seed_w].n : 0,
 					  seed_w > 0 ? 0 : an->seed_med, stop_below, far_factor);
-		if (!due && !far)
+		/* The cross-check beyond doubt (stats_xcheck_far): the attempt
+		 * ends after the candidate's first two batches, failed as it
+		 * would at its end, where each saw more than a second and more
+		 * than half the batch beyond the events — the hog's attempts
+		 * (6.4 s batches) ran their 4 rounds at least, 113 s of GPU.
+		 * Early rejection goes first: such batches are far slower than
+		 * the seed's (sized to 20 ms), and "slow" ends the size at once
+		 * where three failed attempts take 74 s. */
+		const double xb[2] = {W[0].n >= 2 ? W[0].s[0] * n : 0, W[0].n >= 2 ? W[0].s[1] * n : 0};
+		int beyond = gpu && W[0].n == 2 && W[0].nx == 2 && stats_xcheck_far(W[0].x, xb);
+		if (!due && !far && !beyond)
 			continue;
-		if (stop_below > 0 && seeded) {
+		if (stop_below > 0 && seeded && (due || far)) {
 			struct stats cs, ss;
 			if (stats_summarize(W[0].s, W[0].n, &cs) < 0 ||
 			    (seed_w > 0 && stats_summarize(W[seed_w].s, W[seed_w].n, &ss) < 0)) {
@@ -1522,6 +1519,11 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 								 sm / cm, sz, W[0].n, stop_below));
 				goto out;
 			}
+		}
+		if (beyond) {
+			progress("the candidate's first two batches: %.0f and %.0f us beyond the events, of %.0f and %.0f us; "
+				 "the attempt ends", W[0].x[0] * 1e6, W[0].x[1] * 1e6, xb[0] * 1e6, xb[1] * 1e6);
+			break;
 		}
 		int settled = 1, noisy = 0;
 		if (stop_paired && nw > 1) {

@@ -30,6 +30,8 @@
 #   12 hog          a 50 ms busy kernel on a non-blocking stream after each
 #                   correct call     -> ktime wrong (cross-check or busy probe),
 #                   each attempt ended after two batches (beyond doubt)
+#   12b hogslow     the same under --stop-slower 0.5 (as the pipelines run)
+#                                    -> ktime slow, beyond doubt
 #   13 skipwrite    stops launching after its first call at a benchmark size,
 #                   on axpy_loose (a tolerance any finite z passes)
 #                                    -> ktime wrong (NaN: the judge's poison)
@@ -332,6 +334,15 @@ if gpu; then
 	# first two batches (stats_xcheck_far), not after its 4 rounds.
 	is "hog: each of its 3 attempts ended after the candidate's first two batches (its log)" 3 \
 		"$(logof hog time | grep -c 'the attempt ends')"
+fi
+# hog-slow-under-stop-slower: with early rejection on (the pipelines pass
+# --stop-slower 0.5) the same hog ends `slow` beyond doubt after two batches,
+# before the cross-check's three attempts (which take 74 s).
+stages hogslow "$A/hog.cu" --min-runs 4 --max-runs 4 --stop-slower 0.5
+if gpu; then
+	is "hogslow: ktime slow, beyond doubt, with no speedup in the record" "slow true false" \
+		"$(st hogslow t) $(rec "$tmp/hogslow.t.json" 'g("time", "slow", "beyond_doubt")') $(rec "$tmp/hogslow.t.json" '"speedup_vs_baseline" in (g("time") or {})')"
+	check "hogslow: no attempt ended by the cross-check first (its log)" hasnt hogslow time 'the attempt ends'
 fi
 
 # 13. Skip the write, where the other calls' outputs would pass: only the
