@@ -90,7 +90,7 @@ if [ -n "$cpulat" ]; then
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench/lib.sh
-. "$here/bench/lib.sh" # med_min_max
+. "$here/bench/lib.sh" # med_min_max, med_range
 export PATH="${KSCIBIN:-$here/build/gpu/bin}:$PATH"
 export KSCI_TASKS=${KSCI_TASKS:-$here/data/tasks}
 out=${OUT:-$here/gpu-logs}/throughput
@@ -200,8 +200,8 @@ anchors_measured() {
 # under which stopping rule (their sizes' stop_stat; "mean" where none).
 stages() {
 	local c t
-	c=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .compile.seconds // empty' "$2" | med_min_max | awk '{ printf "%s (%s-%s)", $1, $2, $3 }')
-	t=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .time.seconds // empty' "$2" | med_min_max | awk '{ printf "%s (%s-%s)", $1, $2, $3 }')
+	c=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .compile.seconds // empty' "$2" | med_range)
+	t=$(jq -r --arg p "$1" 'select(.id | startswith($p)) | .time.seconds // empty' "$2" | med_range)
 	printf '  stages, median (min-max): compile %s s, time %s s; batches a role at the sizes: %s\n' "$c" "$t" \
 		"$(jq -s -r --arg p "$1" '[.[] | select(.id | startswith($p)) | [.time.sizes // [] | .[]] | select(length > 0) |
 			"\(map(.candidate.n) | join("/")) \(map(.stop_stat // "mean") | unique | join("+"))"] |
@@ -214,9 +214,9 @@ stages() {
 # reading and writing of the record and the judges' work before or after a
 # job — median (min-max).
 outside() {
-	paste <(awk -F'\t' '{ print $1 "\t" $2 }' "$2") <(jq -r '(.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)' "$3" | tail -n +2) |
-		awk -F'\t' -v p="$1" '$1 == p { printf "%.3f\n", $2 - $3 }' | med_min_max 3 |
-		awk '{ printf "  outside the three stages (latency less compile, verify and time), median (min-max): %s (%s-%s) s\n", $1, $2, $3 }'
+	printf '  outside the three stages (latency less compile, verify and time), median (min-max): %s s\n' "$(
+		paste <(awk -F'\t' '{ print $1 "\t" $2 }' "$2") <(jq -r '(.compile.seconds // 0) + (.verify.seconds // 0) + (.time.seconds // 0)' "$3" | tail -n +2) |
+			awk -F'\t' -v p="$1" '$1 == p { printf "%.3f\n", $2 - $3 }' | med_range 3)"
 }
 
 # latency TASK: the seed, then $lat children of $tmp/kids.nd, then the same

@@ -45,6 +45,10 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 med_min_max() { sort -n | awk -v d="${1:-2}" 'NF { v[++k] = $1 } END { if (!k) { print "- - -"; exit }
 	f = "%." d "f"; printf f " " f " " f "\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2, v[1], v[k] }'; }
 
+# med_range [DIGITS]: the same as one phrase, "median (min-max)", for a line
+# of prose (gpu-throughput.sh's stages and outside lines).
+med_range() { med_min_max "$@" | awk '{ printf "%s (%s-%s)", $1, $2, $3 }'; }
+
 # AWK_MED: an awk function for an awk program's start (awk "$AWK_MED"'...'):
 # med(s), the median of the numbers in the string s, separated by spaces —
 # for the benches that gather a list per key inside awk.

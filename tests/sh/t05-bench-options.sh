@@ -71,7 +71,7 @@ expect_eq "size-named-once: each size once, in order" \
 	jq -cn '{id: "lat-new-d", compile: {seconds: 1.5}, time: {seconds: 0.9, sizes: [{candidate: {n: 8}}, {candidate: {n: 8}}]}}'
 	jq -cn '{id: "lat-cached-a", compile: {seconds: 0}, time: {seconds: 0.3, sizes: [{candidate: {n: 4}}]}}'
 } >"$T/stages.nd"
-# shellcheck source=bench/lib.sh # med_min_max
+# shellcheck source=bench/lib.sh # med_min_max, med_range
 . "$ROOT/bench/lib.sh"
 # shellcheck disable=SC1090 # the function, from the bench script itself
 . <(sed -n '/^stages()/,/^}/p' "$ROOT/bench/gpu-throughput.sh")
