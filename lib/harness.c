@@ -1490,8 +1490,8 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		 * Early rejection goes first: such batches are far slower than
 		 * the seed's (sized to 20 ms), and "slow" ends the size at once
 		 * where three failed attempts take 74 s. */
-		const double xb[2] = {W[0].n >= 2 ? W[0].s[0] * n : 0, W[0].n >= 2 ? W[0].s[1] * n : 0};
-		int beyond = gpu && W[0].n == 2 && W[0].nx == 2 && stats_xcheck_far(W[0].x, xb);
+		int beyond = gpu && W[0].n == 2 && W[0].nx == 2 &&
+			     stats_xcheck_far(W[0].x, (const double[2]){W[0].s[0] * n, W[0].s[1] * n});
 		if (!due && !far && !beyond)
 			continue;
 		if (stop_below > 0 && seeded && (due || far)) {
@@ -1522,7 +1522,7 @@ retime: /* again from here when an attempt's timing failed its own checks (below
 		}
 		if (beyond) {
 			progress("the candidate's first two batches: %.0f and %.0f us beyond the events, of %.0f and %.0f us; "
-				 "the attempt ends", W[0].x[0] * 1e6, W[0].x[1] * 1e6, xb[0] * 1e6, xb[1] * 1e6);
+				 "the attempt ends", W[0].x[0] * 1e6, W[0].x[1] * 1e6, W[0].s[0] * n * 1e6, W[0].s[1] * n * 1e6);
 			break;
 		}
 		int settled = 1, noisy = 0;
